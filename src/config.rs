@@ -1,0 +1,77 @@
+//! The command line: every flag also reads `FOLLOWGRAPH_<FLAG>`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "followgraph", version, about = "Serves follow-graph lookups from Parquet snapshots, from memory")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve a snapshot over HTTP (the default command).
+    Serve(ServeConfig),
+    /// Write a deterministic synthetic snapshot root.
+    Generate(GenerateConfig),
+}
+
+/// Where the committed default snapshot root lives.
+pub const DEFAULT_SNAPSHOT: &str = "snapshots";
+
+#[derive(Clone, Debug, Args)]
+pub struct ServeConfig {
+    /// Snapshot root (with CURRENT) or one snapshot directory.
+    #[arg(long, env = "FOLLOWGRAPH_SNAPSHOT", default_value = DEFAULT_SNAPSHOT)]
+    pub snapshot: PathBuf,
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, env = "FOLLOWGRAPH_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Response cache time-to-live in seconds (0 disables the cache).
+    #[arg(long, env = "FOLLOWGRAPH_CACHE_TTL", default_value_t = 300)]
+    pub cache_ttl: u64,
+    /// Upper bound of the response cache in bytes.
+    #[arg(long, env = "FOLLOWGRAPH_CACHE_MAX_BYTES", default_value_t = 256 << 20)]
+    pub cache_max_bytes: usize,
+    /// Largest `limit` a request may ask for.
+    #[arg(long, env = "FOLLOWGRAPH_MAX_LIMIT", default_value_t = 1000)]
+    pub max_limit: u64,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig::parse_from_args(&[])
+    }
+}
+
+impl ServeConfig {
+    fn parse_from_args(args: &[&str]) -> Self {
+        #[derive(Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            serve: ServeConfig,
+        }
+        let argv = std::iter::once("followgraph").chain(args.iter().copied());
+        Wrapper::parse_from(argv).serve
+    }
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct GenerateConfig {
+    /// Number of accounts.
+    #[arg(long, env = "FOLLOWGRAPH_ACCOUNTS", default_value_t = 10_000)]
+    pub accounts: u64,
+    /// Random seed; the same seed gives the same snapshot.
+    #[arg(long, env = "FOLLOWGRAPH_SEED", default_value_t = 1)]
+    pub seed: u64,
+    /// Snapshot root to write (created; CURRENT is pointed at the new snapshot).
+    #[arg(long, env = "FOLLOWGRAPH_OUT")]
+    pub out: PathBuf,
+    /// The snapshot's created_at (ISO 8601 UTC).
+    #[arg(long, env = "FOLLOWGRAPH_CREATED_AT", default_value = "2026-11-20T12:00:00.000Z")]
+    pub created_at: String,
+}

@@ -1,0 +1,848 @@
+//! The immutable in-memory graph of one snapshot and every index the
+//! endpoints read. Built once per snapshot (in parallel with rayon), never
+//! mutated afterwards, shared by all requests behind an `Arc`.
+//!
+//! Layout (n accounts, e visible records, o visible ops):
+//! - accounts are interned to dense `u32` ids **in address order**, so
+//!   "address ascending" tie-breaks are id comparisons;
+//! - `following`: petgraph CSR, row F = the accounts F's primary list
+//!   holds, ascending, each edge carrying `EdgeAttr` (12 bytes);
+//! - `followers`: the reverse direction as a CSR of its own (shared row
+//!   offsets, two column arrays): row T lists T's followers pre-sorted in
+//!   the two orders the endpoint pages through (latest, follower count), so
+//!   a page costs O(offset + limit), not a sort of a hub's whole row;
+//! - `notifications`: ops grouped by target, newest first (16 bytes each);
+//! - per-account counts and RANK()s, the leaderboard order and a trigram
+//!   index over it for substring search.
+
+mod hash;
+mod search;
+
+use std::cmp::Reverse;
+
+use petgraph::csr::Csr;
+use petgraph::Directed;
+use rayon::prelude::*;
+
+pub use hash::{FastMap, FastState};
+pub use search::SearchIndex;
+
+use crate::snapshot::{
+    format_address, Address, BadgeEventRow, LoadedSnapshot, SnapshotError, Tables,
+};
+
+/// An account's dense id (index into `Graph::addresses`).
+pub type AccountId = u32;
+
+/// Flags of a tag set, precomputed so that list filters test one byte.
+pub const FLAG_BLOCK: u8 = 1;
+pub const FLAG_MUTE: u8 = 2;
+pub const FLAG_TOP8: u8 = 4;
+
+/// One visible follow record F -> T: when it was (last) added and the id of
+/// its set of visible tags (0 = no tags). Packed to 12 bytes: e is ~20M.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed(4))]
+pub struct EdgeAttr {
+    pub updated_at: i64,
+    pub tagset: u32,
+}
+
+/// One visible op, stored under its target account.
+#[derive(Clone, Copy, Debug)]
+pub struct Notification {
+    pub updated_at: i64,
+    pub actor: AccountId,
+    /// `tag_id << 3 | opcode` (tag id 0 is the empty tag).
+    code: u32,
+}
+
+impl Notification {
+    pub fn opcode(&self) -> u8 {
+        (self.code & 7) as u8
+    }
+    pub fn tag_id(&self) -> u32 {
+        self.code >> 3
+    }
+}
+
+/// Counts and ranks of one account (ranks are 0 when the count is 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccountStats {
+    pub followers: u32,
+    pub following: u32,
+    pub mutuals: u32,
+    pub blocks: u32,
+    pub top8: u32,
+    pub followers_rank: u32,
+    pub following_rank: u32,
+    pub mutuals_rank: u32,
+    pub blocks_rank: u32,
+    pub top8_rank: u32,
+}
+
+/// A name-service profile; JSON object columns hold compact JSON text.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    pub name: Box<str>,
+    pub avatar: Option<Box<str>>,
+    pub header: Option<Box<str>>,
+    pub display: Option<Box<str>>,
+    pub records: Option<Box<str>>,
+    pub chains: Option<Box<str>>,
+    pub fresh: Option<i64>,
+    pub resolver: Option<Box<str>>,
+    pub errors: Option<Box<str>>,
+}
+
+/// A badge event with its `event` JSON object serialised once at load.
+#[derive(Clone, Debug)]
+pub struct BadgeEvent {
+    pub event_id: i64,
+    pub event_json: Box<str>,
+}
+
+/// A badge an account holds: index into `Graph::badge_events`.
+#[derive(Clone, Debug)]
+pub struct Holding {
+    pub event: u32,
+    pub token_id: Box<str>,
+    pub owner: Box<str>,
+}
+
+/// Row counts of the snapshot's tables (as read, before visibility rules).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct TableCounts {
+    pub lists: u64,
+    pub primary_lists: u64,
+    pub list_records: u64,
+    pub list_record_tags: u64,
+    pub list_ops: u64,
+    pub ens: u64,
+    pub badge_events: u64,
+    pub badges: u64,
+}
+
+/// The reverse direction: T's followers in two precomputed orders.
+#[derive(Debug, Default)]
+pub struct FollowerIndex {
+    offsets: Vec<usize>,
+    /// `updated_at` descending, then address ascending.
+    latest: Vec<AccountId>,
+    /// followers count descending, then address ascending.
+    by_count: Vec<AccountId>,
+}
+
+const NO_PROFILE: u32 = u32::MAX;
+
+pub struct Graph {
+    pub name: String,
+    pub created_at_ms: i64,
+    /// `created_at` in the API's canonical form.
+    pub created_at: String,
+    pub table_counts: TableCounts,
+    addresses: Vec<Address>,
+    address_ids: FastMap<Address, AccountId>,
+    /// Account -> its primary list's token id (0: none).
+    primary_list: Vec<u64>,
+    /// Primary list token id -> its user.
+    primary_list_user: FastMap<u64, AccountId>,
+    following: Csr<(), EdgeAttr, Directed, u32>,
+    followers: FollowerIndex,
+    tag_texts: Vec<Box<str>>,
+    tag_ids: FastMap<Box<str>, u32>,
+    tagsets: Vec<Box<[u32]>>,
+    tagset_flags: Vec<u8>,
+    stats: Vec<AccountStats>,
+    leaderboard: Vec<AccountId>,
+    search: SearchIndex,
+    profile_of: Vec<u32>,
+    profiles: Vec<Profile>,
+    /// Lower-cased name -> account.
+    names: FastMap<Box<str>, AccountId>,
+    notification_offsets: Vec<usize>,
+    notifications: Vec<Notification>,
+    badge_events: Vec<BadgeEvent>,
+    holdings: FastMap<AccountId, Box<[Holding]>>,
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph")
+            .field("name", &self.name)
+            .field("accounts", &self.addresses.len())
+            .field("records", &self.following.edge_count())
+            .field("notifications", &self.notifications.len())
+            .finish()
+    }
+}
+
+impl Graph {
+    pub fn account_count(&self) -> usize {
+        self.addresses.len()
+    }
+    pub fn record_count(&self) -> usize {
+        self.following.edge_count()
+    }
+    pub fn notification_count(&self) -> usize {
+        self.notifications.len()
+    }
+    pub fn leaderboard_len(&self) -> usize {
+        self.leaderboard.len()
+    }
+
+    pub fn account_id(&self, address: &Address) -> Option<AccountId> {
+        self.address_ids.get(address).copied()
+    }
+    pub fn address(&self, id: AccountId) -> &Address {
+        &self.addresses[id as usize]
+    }
+    /// Resolves a name case-insensitively (`lower` is already lower-cased).
+    pub fn account_by_lower_name(&self, lower: &str) -> Option<AccountId> {
+        self.names.get(lower).copied()
+    }
+    /// The user of list `token_id` when it is that user's primary list.
+    pub fn primary_list_user(&self, token_id: u64) -> Option<AccountId> {
+        self.primary_list_user.get(&token_id).copied()
+    }
+    /// The account's primary list token id, if it has one.
+    pub fn primary_list(&self, id: AccountId) -> Option<u64> {
+        Some(self.primary_list[id as usize]).filter(|&t| t != 0)
+    }
+    pub fn stats(&self, id: AccountId) -> &AccountStats {
+        &self.stats[id as usize]
+    }
+    pub fn profile(&self, id: AccountId) -> Option<&Profile> {
+        self.profiles.get(self.profile_of[id as usize] as usize)
+    }
+
+    /// F's primary-list records: targets ascending with their attributes.
+    pub fn following_of(&self, f: AccountId) -> (&[AccountId], &[EdgeAttr]) {
+        if (f as usize) < self.following.node_count() {
+            (self.following.neighbors_slice(f), self.following.edges_slice(f))
+        } else {
+            (&[], &[])
+        }
+    }
+
+    /// F's record of T, if F's primary list holds one.
+    pub fn record(&self, f: AccountId, t: AccountId) -> Option<EdgeAttr> {
+        let (targets, attrs) = self.following_of(f);
+        targets.binary_search(&t).ok().map(|i| attrs[i])
+    }
+
+    /// T's followers, `updated_at` descending then address ascending.
+    pub fn followers_latest(&self, t: AccountId) -> &[AccountId] {
+        let (a, b) = self.follower_range(t);
+        &self.followers.latest[a..b]
+    }
+    /// T's followers, follower count descending then address ascending.
+    pub fn followers_by_count(&self, t: AccountId) -> &[AccountId] {
+        let (a, b) = self.follower_range(t);
+        &self.followers.by_count[a..b]
+    }
+    fn follower_range(&self, t: AccountId) -> (usize, usize) {
+        let o = &self.followers.offsets;
+        (o[t as usize], o[t as usize + 1])
+    }
+
+    pub fn tagset(&self, set: u32) -> &[u32] {
+        &self.tagsets[set as usize]
+    }
+    pub fn tagset_flags(&self, set: u32) -> u8 {
+        self.tagset_flags[set as usize]
+    }
+    /// The id of a tag text that some visible record or op carries.
+    pub fn tag_id(&self, text: &str) -> Option<u32> {
+        self.tag_ids.get(text).copied()
+    }
+    pub fn tag_text(&self, tag: u32) -> &str {
+        &self.tag_texts[tag as usize]
+    }
+
+    /// Leaderboard accounts, followers descending then address ascending.
+    pub fn leaderboard(&self) -> &[AccountId] {
+        &self.leaderboard
+    }
+    pub fn search_index(&self) -> &SearchIndex {
+        &self.search
+    }
+
+    /// Ops targeting the account, `updated_at` descending then `seq`
+    /// descending.
+    pub fn notifications_of(&self, id: AccountId) -> &[Notification] {
+        let o = &self.notification_offsets;
+        &self.notifications[o[id as usize]..o[id as usize + 1]]
+    }
+
+    pub fn badge_events(&self) -> &[BadgeEvent] {
+        &self.badge_events
+    }
+    /// The badges the account holds, ordered by event position.
+    pub fn holdings(&self, id: AccountId) -> &[Holding] {
+        self.holdings.get(&id).map_or(&[], |h| h)
+    }
+
+    /// Builds the graph and all indexes from validated tables.
+    pub fn build(snapshot: LoadedSnapshot) -> Result<Graph, SnapshotError> {
+        let LoadedSnapshot {
+            name,
+            created_at_ms,
+            tables,
+            ..
+        } = snapshot;
+        build_graph(name, created_at_ms, tables)
+    }
+}
+
+fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, SnapshotError> {
+    let table_counts = TableCounts {
+        lists: t.lists.len() as u64,
+        primary_lists: t.primary_lists.len() as u64,
+        list_records: t.list_records.len() as u64,
+        list_record_tags: t.list_record_tags.len() as u64,
+        list_ops: t.list_ops.len() as u64,
+        ens: t.ens.len() as u64,
+        badge_events: t.badge_events.len() as u64,
+        badges: t.badges.len() as u64,
+    };
+
+    // The primary-list rule: primary_lists[A] == L and lists[L].user == A.
+    let list_users: FastMap<u64, Address> =
+        t.lists.iter().map(|l| (l.token_id, l.user)).collect();
+    let primary_user_address: FastMap<u64, Address> = t
+        .primary_lists
+        .iter()
+        .filter(|p| list_users.get(&p.token_id) == Some(&p.address))
+        .map(|p| (p.token_id, p.address))
+        .collect();
+    drop(list_users);
+
+    let addresses = collect_accounts(&t, &primary_user_address);
+    let address_ids: FastMap<Address, AccountId> = addresses
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (*a, i as AccountId))
+        .collect();
+    let n = addresses.len();
+    // Every address looked up below was collected by `collect_accounts`.
+    let id_of = |a: &Address| address_ids[a];
+
+    let mut primary_list = vec![0u64; n];
+    let primary_list_user: FastMap<u64, AccountId> = primary_user_address
+        .iter()
+        .map(|(&token, user)| {
+            let id = id_of(user);
+            primary_list[id as usize] = token;
+            (token, id)
+        })
+        .collect();
+    drop(primary_user_address);
+
+    // Visible records as (follower, target, updated_at), sorted.
+    let mut edges: Vec<(AccountId, AccountId, i64)> = t
+        .list_records
+        .par_iter()
+        .filter_map(|r| {
+            let f = *primary_list_user.get(&r.token_id)?;
+            Some((f, id_of(&r.address), r.updated_at))
+        })
+        .collect();
+    edges.par_sort_unstable_by_key(|e| (e.0, e.1));
+
+    let mut tags = TagInterner::default();
+    let edge_tagsets = build_tagsets(&t, &primary_list_user, &address_ids, &edges, &mut tags);
+
+    let csr_edges: Vec<(u32, u32, EdgeAttr)> = edges
+        .par_iter()
+        .zip(edge_tagsets.par_iter())
+        .map(|(&(f, to, at), &set)| {
+            (
+                f,
+                to,
+                EdgeAttr {
+                    updated_at: at,
+                    tagset: set,
+                },
+            )
+        })
+        .collect();
+    drop(edge_tagsets);
+    let following: Csr<(), EdgeAttr, Directed, u32> = Csr::from_sorted_edges(&csr_edges)
+        .expect("edges are sorted by (follower, target) and unique");
+    drop(csr_edges);
+
+    // Counts, then the reverse index (which sorts by follower counts).
+    let mut stats = vec![AccountStats::default(); n];
+    for &(f, to, _) in &edges {
+        stats[f as usize].following += 1;
+        stats[to as usize].followers += 1;
+    }
+    let followers = build_follower_index(n, &edges, &stats);
+    drop(edges);
+    count_tag_flags(&following, &tags, &mut stats);
+    let mutuals: Vec<u32> = (0..n as u32)
+        .into_par_iter()
+        .map(|x| {
+            if (x as usize) >= following.node_count() {
+                return 0;
+            }
+            following
+                .neighbors_slice(x)
+                .iter()
+                .filter(|&&u| following.neighbors_slice(u).binary_search(&x).is_ok())
+                .count() as u32
+        })
+        .collect();
+    for (s, m) in stats.iter_mut().zip(mutuals) {
+        s.mutuals = m;
+    }
+    assign_ranks(&mut stats);
+
+    let mut leaderboard: Vec<AccountId> = (0..n as u32)
+        .filter(|&id| primary_list[id as usize] != 0 || stats[id as usize].followers > 0)
+        .collect();
+    leaderboard.par_sort_unstable_by_key(|&id| (Reverse(stats[id as usize].followers), id));
+
+    let (profile_of, profiles, names) = build_profiles(&t, n, &id_of);
+    let search = SearchIndex::build(&leaderboard, &addresses, &profile_of, &profiles);
+    let (notification_offsets, notifications) =
+        build_notifications(&t, n, &primary_list_user, &id_of, &mut tags)?;
+    let (badge_events, holdings) = build_badges(&t, &id_of);
+
+    Ok(Graph {
+        name,
+        created_at_ms,
+        created_at: crate::time::format_iso_ms(created_at_ms),
+        table_counts,
+        addresses,
+        address_ids,
+        primary_list,
+        primary_list_user,
+        following,
+        followers,
+        tag_texts: tags.texts,
+        tag_ids: tags.ids,
+        tagsets: tags.sets,
+        tagset_flags: tags.set_flags,
+        stats,
+        leaderboard,
+        search,
+        profile_of,
+        profiles,
+        names,
+        notification_offsets,
+        notifications,
+        badge_events,
+        holdings,
+    })
+}
+
+/// Every address the endpoints can ask about, sorted: primary-list users,
+/// targets of visible records and ops, name-service and badge holders.
+fn collect_accounts(t: &Tables, primary_user: &FastMap<u64, Address>) -> Vec<Address> {
+    type Set = std::collections::HashSet<Address, FastState>;
+    let merge = |mut a: Set, b: Set| {
+        if a.len() < b.len() {
+            return merge_into(b, a);
+        }
+        a.extend(b);
+        a
+    };
+    fn merge_into(mut big: Set, small: Set) -> Set {
+        big.extend(small);
+        big
+    }
+    let records = t
+        .list_records
+        .par_iter()
+        .filter(|r| primary_user.contains_key(&r.token_id))
+        .map(|r| r.address);
+    let ops = t
+        .list_ops
+        .par_iter()
+        .filter(|o| primary_user.contains_key(&o.token_id))
+        .map(|o| o.op.target);
+    let set: Set = records
+        .chain(ops)
+        .chain(t.ens.par_iter().map(|e| e.address))
+        .chain(t.badges.par_iter().map(|b| b.address))
+        .chain(primary_user.par_iter().map(|(_, a)| *a))
+        .fold(Set::default, |mut s, a| {
+            s.insert(a);
+            s
+        })
+        .reduce(Set::default, merge);
+    let mut addresses: Vec<Address> = set.into_iter().collect();
+    addresses.par_sort_unstable();
+    addresses
+}
+
+/// Tag strings and tag sets, interned. Tag 0 is "" and set 0 is empty.
+struct TagInterner {
+    texts: Vec<Box<str>>,
+    ids: FastMap<Box<str>, u32>,
+    sets: Vec<Box<[u32]>>,
+    set_ids: FastMap<Box<[u32]>, u32>,
+    set_flags: Vec<u8>,
+}
+
+impl Default for TagInterner {
+    fn default() -> Self {
+        let mut t = TagInterner {
+            texts: Vec::new(),
+            ids: FastMap::default(),
+            sets: vec![Box::from([])],
+            set_ids: FastMap::default(),
+            set_flags: vec![0],
+        };
+        t.tag("");
+        t.set_ids.insert(Box::from([]), 0);
+        t
+    }
+}
+
+impl TagInterner {
+    fn tag(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.ids.get(text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(text.into());
+        self.ids.insert(text.into(), id);
+        id
+    }
+
+    /// Interns a set given as tag ids already sorted by tag bytes.
+    fn set(&mut self, tags: &[u32]) -> u32 {
+        if let Some(&id) = self.set_ids.get(tags) {
+            return id;
+        }
+        let id = self.sets.len() as u32;
+        let flags = tags.iter().fold(0u8, |f, &tag| {
+            f | match &*self.texts[tag as usize] {
+                "block" => FLAG_BLOCK,
+                "mute" => FLAG_MUTE,
+                "top8" => FLAG_TOP8,
+                _ => 0,
+            }
+        });
+        self.sets.push(tags.into());
+        self.set_flags.push(flags);
+        self.set_ids.insert(tags.into(), id);
+        id
+    }
+}
+
+/// The visible tag set of every edge (tags whose record exists in a
+/// primary list), as set ids aligned with `edges`.
+fn build_tagsets(
+    t: &Tables,
+    primary_list_user: &FastMap<u64, AccountId>,
+    address_ids: &FastMap<Address, AccountId>,
+    edges: &[(AccountId, AccountId, i64)],
+    tags: &mut TagInterner,
+) -> Vec<u32> {
+    // (edge index, tag row index) for every visible tag row.
+    let mut visible: Vec<(u32, u32)> = t
+        .list_record_tags
+        .par_iter()
+        .enumerate()
+        .filter_map(|(row, tag)| {
+            let f = *primary_list_user.get(&tag.token_id)?;
+            // A target no visible record has was never interned: invisible.
+            let to = *address_ids.get(&tag.address)?;
+            let e = edges.binary_search_by_key(&(f, to), |x| (x.0, x.1)).ok()?;
+            Some((e as u32, row as u32))
+        })
+        .collect();
+    visible.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0).then_with(|| {
+            let (x, y) = (&t.list_record_tags[a.1 as usize], &t.list_record_tags[b.1 as usize]);
+            x.tag.as_bytes().cmp(y.tag.as_bytes())
+        })
+    });
+    let mut sets = vec![0u32; edges.len()];
+    let mut group: Vec<u32> = Vec::new();
+    for chunk in visible.chunk_by(|a, b| a.0 == b.0) {
+        group.clear();
+        group.extend(
+            chunk
+                .iter()
+                .map(|&(_, row)| tags.tag(&t.list_record_tags[row as usize].tag)),
+        );
+        sets[chunk[0].0 as usize] = tags.set(&group);
+    }
+    sets
+}
+
+fn count_tag_flags(
+    following: &Csr<(), EdgeAttr, Directed, u32>,
+    tags: &TagInterner,
+    stats: &mut [AccountStats],
+) {
+    for f in 0..following.node_count() as u32 {
+        let (targets, attrs) = (following.neighbors_slice(f), following.edges_slice(f));
+        for (&to, attr) in targets.iter().zip(attrs) {
+            let set = attr.tagset;
+            if set == 0 {
+                continue;
+            }
+            let flags = tags.set_flags[set as usize];
+            if flags & FLAG_BLOCK != 0 {
+                stats[to as usize].blocks += 1;
+            }
+            if flags & FLAG_TOP8 != 0 {
+                stats[to as usize].top8 += 1;
+            }
+        }
+    }
+}
+
+fn build_follower_index(
+    n: usize,
+    edges: &[(AccountId, AccountId, i64)],
+    stats: &[AccountStats],
+) -> FollowerIndex {
+    let mut offsets = vec![0usize; n + 1];
+    for &(_, to, _) in edges {
+        offsets[to as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    // Counting sort by target; followers land in ascending order per row
+    // because `edges` is sorted by follower.
+    let mut cursor = offsets.clone();
+    let mut by_time: Vec<(i64, AccountId)> = vec![(0, 0); edges.len()];
+    for &(f, to, at) in edges {
+        let c = &mut cursor[to as usize];
+        by_time[*c] = (at, f);
+        *c += 1;
+    }
+    drop(cursor);
+    for_each_row_mut(&mut by_time, &offsets, |row| {
+        // Stable: equal times keep ascending follower ids.
+        row.sort_by_key(|&(at, _)| Reverse(at));
+    });
+    let latest: Vec<AccountId> = by_time.par_iter().map(|&(_, f)| f).collect();
+    drop(by_time);
+    let mut by_count = latest.clone();
+    for_each_row_mut(&mut by_count, &offsets, |row| {
+        row.sort_unstable_by_key(|&f| (Reverse(stats[f as usize].followers), f));
+    });
+    FollowerIndex {
+        offsets,
+        latest,
+        by_count,
+    }
+}
+
+/// Runs `f` on every CSR row of `data` in parallel.
+fn for_each_row_mut<T: Send>(data: &mut [T], offsets: &[usize], f: impl Fn(&mut [T]) + Sync) {
+    let mut rows: Vec<&mut [T]> = Vec::with_capacity(offsets.len().saturating_sub(1));
+    let mut rest = data;
+    for w in offsets.windows(2) {
+        let (row, tail) = rest.split_at_mut(w[1] - w[0]);
+        rows.push(row);
+        rest = tail;
+    }
+    rows.into_par_iter().for_each(|row| {
+        if row.len() > 1 {
+            f(row)
+        }
+    });
+}
+
+/// SQL `RANK()` over each count, descending, among accounts whose count is
+/// > 0; a zero count has rank 0.
+fn assign_ranks(stats: &mut [AccountStats]) {
+    fn ranks(counts: Vec<u32>) -> Vec<u32> {
+        let mut sorted = counts.clone();
+        sorted.par_sort_unstable_by(|a, b| b.cmp(a));
+        counts
+            .par_iter()
+            .map(|&c| {
+                if c == 0 {
+                    0
+                } else {
+                    sorted.partition_point(|&x| x > c) as u32 + 1
+                }
+            })
+            .collect()
+    }
+    let col = |f: fn(&AccountStats) -> u32| ranks(stats.iter().map(f).collect());
+    let followers = col(|s| s.followers);
+    let following = col(|s| s.following);
+    let mutuals = col(|s| s.mutuals);
+    let blocks = col(|s| s.blocks);
+    let top8 = col(|s| s.top8);
+    for (i, s) in stats.iter_mut().enumerate() {
+        s.followers_rank = followers[i];
+        s.following_rank = following[i];
+        s.mutuals_rank = mutuals[i];
+        s.blocks_rank = blocks[i];
+        s.top8_rank = top8[i];
+    }
+}
+
+type Profiles = (Vec<u32>, Vec<Profile>, FastMap<Box<str>, AccountId>);
+
+fn build_profiles(t: &Tables, n: usize, id_of: &impl Fn(&Address) -> AccountId) -> Profiles {
+    let mut profile_of = vec![NO_PROFILE; n];
+    let mut names = FastMap::default();
+    let boxed = |s: &Option<String>| s.as_deref().map(Box::from);
+    let profiles = t
+        .ens
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let id = id_of(&e.address);
+            profile_of[id as usize] = i as u32;
+            names.insert(e.name.to_lowercase().into_boxed_str(), id);
+            Profile {
+                name: e.name.as_str().into(),
+                avatar: boxed(&e.avatar),
+                header: boxed(&e.header),
+                display: boxed(&e.display),
+                records: boxed(&e.records),
+                chains: boxed(&e.chains),
+                fresh: e.fresh,
+                resolver: boxed(&e.resolver),
+                errors: boxed(&e.errors),
+            }
+        })
+        .collect();
+    (profile_of, profiles, names)
+}
+
+fn build_notifications(
+    t: &Tables,
+    n: usize,
+    primary_list_user: &FastMap<u64, AccountId>,
+    id_of: &(impl Fn(&Address) -> AccountId + Sync),
+    tags: &mut TagInterner,
+) -> Result<(Vec<usize>, Vec<Notification>), SnapshotError> {
+    for op in &t.list_ops {
+        if !op.op.tag.is_empty() && primary_list_user.contains_key(&op.token_id) {
+            tags.tag(&op.op.tag);
+        }
+    }
+    if tags.texts.len() >= 1 << 29 {
+        return Err(SnapshotError::new(
+            "list_ops.parquet",
+            "more than 2^29 distinct tags",
+        ));
+    }
+    let tag_ids = &tags.ids;
+    let mut entries: Vec<(AccountId, Reverse<i64>, Reverse<u64>, Notification)> = t
+        .list_ops
+        .par_iter()
+        .filter_map(|o| {
+            let actor = *primary_list_user.get(&o.token_id)?;
+            let target = id_of(&o.op.target);
+            let tag = tag_ids[o.op.tag.as_str()];
+            let code = (tag << 3) | u32::from(o.op.opcode);
+            Some((
+                target,
+                Reverse(o.updated_at),
+                Reverse(o.seq),
+                Notification {
+                    updated_at: o.updated_at,
+                    actor,
+                    code,
+                },
+            ))
+        })
+        .collect();
+    entries.par_sort_unstable_by_key(|e| (e.0, e.1, e.2));
+    let mut offsets = vec![0usize; n + 1];
+    for e in &entries {
+        offsets[e.0 as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let notifications = entries.into_par_iter().map(|e| e.3).collect();
+    Ok((offsets, notifications))
+}
+
+type Badges = (Vec<BadgeEvent>, FastMap<AccountId, Box<[Holding]>>);
+
+fn build_badges(t: &Tables, id_of: &impl Fn(&Address) -> AccountId) -> Badges {
+    let mut events: Vec<&BadgeEventRow> = t.badge_events.iter().collect();
+    events.sort_by_key(|e| e.position);
+    let index: FastMap<i64, u32> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.event_id, i as u32))
+        .collect();
+    let badge_events = events
+        .iter()
+        .map(|e| BadgeEvent {
+            event_id: e.event_id,
+            event_json: event_json(e).into_boxed_str(),
+        })
+        .collect();
+    let mut by_account: FastMap<AccountId, Vec<Holding>> = FastMap::default();
+    for b in &t.badges {
+        // The reader guarantees every badge names an existing event.
+        let Some(&event) = index.get(&b.event_id) else {
+            continue;
+        };
+        by_account
+            .entry(id_of(&b.address))
+            .or_default()
+            .push(Holding {
+                event,
+                token_id: b.token_id.as_str().into(),
+                owner: b.owner.as_str().into(),
+            });
+    }
+    let holdings = by_account
+        .into_iter()
+        .map(|(id, mut h)| {
+            h.sort_by_key(|h| h.event);
+            (id, h.into_boxed_slice())
+        })
+        .collect();
+    (badge_events, holdings)
+}
+
+fn event_json(e: &BadgeEventRow) -> String {
+    #[derive(serde::Serialize)]
+    struct Event<'a> {
+        id: i64,
+        fancy_id: &'a str,
+        name: &'a str,
+        event_url: &'a str,
+        image_url: &'a str,
+        country: &'a str,
+        city: &'a str,
+        description: &'a str,
+        year: i32,
+        start_date: &'a str,
+        end_date: &'a str,
+        expiry_date: &'a str,
+    }
+    serde_json::to_string(&Event {
+        id: e.event_id,
+        fancy_id: &e.fancy_id,
+        name: &e.name,
+        event_url: &e.event_url,
+        image_url: &e.image_url,
+        country: &e.country,
+        city: &e.city,
+        description: &e.description,
+        year: e.year,
+        start_date: &e.start_date,
+        end_date: &e.end_date,
+        expiry_date: &e.expiry_date,
+    })
+    .expect("serialising plain strings cannot fail")
+}
+
+/// For diagnostics and tests.
+pub fn address_text(g: &Graph, id: AccountId) -> String {
+    format_address(g.address(id))
+}

@@ -1,0 +1,162 @@
+//! Case-insensitive literal substring search over the leaderboard's
+//! addresses and names, without scanning every account per request.
+//!
+//! A byte-trigram index maps each trigram of the lower-cased texts to the
+//! leaderboard positions (ascending, i.e. already in result order) whose
+//! address or name contains it. A term of 3+ bytes walks the shortest
+//! posting list of its trigrams in order, verifies each candidate, and stops
+//! once `offset + limit` matches are found. Shorter terms match so much of
+//! the board that an ordered scan with the same early stop is as fast.
+
+use rayon::prelude::*;
+
+use super::{AccountId, Profile, NO_PROFILE};
+use crate::snapshot::{push_hex, Address};
+
+#[derive(Debug, Default)]
+pub struct SearchIndex {
+    /// Lower-cased name per leaderboard position ("" without a profile).
+    names_lower: Vec<Box<str>>,
+    /// Leaderboard position -> address (copied for locality of the scan).
+    addresses: Vec<Address>,
+    /// Distinct trigrams, ascending, with CSR offsets into `postings`.
+    grams: Vec<u32>,
+    offsets: Vec<usize>,
+    postings: Vec<u32>,
+}
+
+fn gram_key(w: &[u8]) -> u32 {
+    (u32::from(w[0]) << 16) | (u32::from(w[1]) << 8) | u32::from(w[2])
+}
+
+fn address_text(a: &Address) -> String {
+    let mut s = String::with_capacity(42);
+    s.push_str("0x");
+    push_hex(&mut s, a);
+    s
+}
+
+/// The distinct trigrams of an entry's texts, sorted.
+fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32>) {
+    out.clear();
+    let text = address_text(address);
+    out.extend(text.as_bytes().windows(3).map(gram_key));
+    out.extend(name_lower.as_bytes().windows(3).map(gram_key));
+    out.sort_unstable();
+    out.dedup();
+}
+
+impl SearchIndex {
+    pub(super) fn build(
+        leaderboard: &[AccountId],
+        addresses: &[Address],
+        profile_of: &[u32],
+        profiles: &[Profile],
+    ) -> SearchIndex {
+        let names_lower: Vec<Box<str>> = leaderboard
+            .par_iter()
+            .map(|&id| match profile_of[id as usize] {
+                NO_PROFILE => Box::from(""),
+                p => profiles[p as usize].name.to_lowercase().into_boxed_str(),
+            })
+            .collect();
+        let board_addresses: Vec<Address> = leaderboard
+            .iter()
+            .map(|&id| addresses[id as usize])
+            .collect();
+
+        // Counting sort of (gram, position) pairs by gram: positions are
+        // visited in order, so every posting list comes out ascending.
+        let per_entry: Vec<Vec<u32>> = (0..leaderboard.len())
+            .into_par_iter()
+            .map_init(Vec::new, |buf, p| {
+                entry_grams(&board_addresses[p], &names_lower[p], buf);
+                buf.clone()
+            })
+            .collect();
+        let mut counts: Vec<(u32, usize)> = {
+            let mut all: Vec<u32> = per_entry.par_iter().flatten().copied().collect();
+            all.par_sort_unstable();
+            all.chunk_by(|a, b| a == b)
+                .map(|c| (c[0], c.len()))
+                .collect()
+        };
+        counts.shrink_to_fit();
+        let grams: Vec<u32> = counts.iter().map(|c| c.0).collect();
+        let mut offsets = Vec::with_capacity(grams.len() + 1);
+        offsets.push(0usize);
+        for &(_, c) in &counts {
+            offsets.push(offsets.last().unwrap() + c);
+        }
+        drop(counts);
+        // Dense gram -> write cursor table (2^24 slots, load time only):
+        // a binary search per pair would cost ~17 probes x 50M pairs.
+        let mut cursor = vec![0usize; 1 << 24];
+        for (i, &g) in grams.iter().enumerate() {
+            cursor[g as usize] = offsets[i];
+        }
+        let mut postings = vec![0u32; *offsets.last().unwrap()];
+        for (p, entry) in per_entry.iter().enumerate() {
+            for &g in entry {
+                let c = &mut cursor[g as usize];
+                postings[*c] = p as u32;
+                *c += 1;
+            }
+        }
+        SearchIndex {
+            names_lower,
+            addresses: board_addresses,
+            grams,
+            offsets,
+            postings,
+        }
+    }
+
+    fn posting(&self, gram: u32) -> &[u32] {
+        match self.grams.binary_search(&gram) {
+            Ok(i) => &self.postings[self.offsets[i]..self.offsets[i + 1]],
+            Err(_) => &[],
+        }
+    }
+
+    fn matches(&self, p: usize, term: &str) -> bool {
+        self.names_lower[p].contains(term) || address_text(&self.addresses[p]).contains(term)
+    }
+
+    /// Leaderboard positions whose address or name contains `term_lower`
+    /// (already trimmed and lower-cased, non-empty), in leaderboard order,
+    /// after skipping `offset` matches, at most `limit`.
+    pub fn find(&self, term_lower: &str, offset: usize, limit: usize) -> Vec<usize> {
+        let wanted = offset.saturating_add(limit);
+        let mut found = Vec::new();
+        let keep = |p: usize, found: &mut Vec<usize>| {
+            if self.matches(p, term_lower) {
+                found.push(p);
+            }
+            found.len() >= wanted
+        };
+        let bytes = term_lower.as_bytes();
+        if bytes.len() < 3 {
+            for p in 0..self.names_lower.len() {
+                if keep(p, &mut found) {
+                    break;
+                }
+            }
+        } else {
+            let mut shortest: Option<&[u32]> = None;
+            for w in bytes.windows(3) {
+                let list = self.posting(gram_key(w));
+                if shortest.is_none_or(|s| list.len() < s.len()) {
+                    shortest = Some(list);
+                }
+            }
+            for &p in shortest.unwrap_or(&[]) {
+                if keep(p as usize, &mut found) {
+                    break;
+                }
+            }
+        }
+        found.drain(..offset.min(found.len()));
+        found
+    }
+}

@@ -1,0 +1,188 @@
+//! The response cache: rendered bodies keyed by snapshot generation,
+//! endpoint, resolved subject and normalised parameters, with a TTL and a
+//! bound on the bytes held (a flood of unique keys evicts, never grows).
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use dashmap::DashMap;
+
+use crate::query::Target;
+use crate::request::{Endpoint, Params};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CacheKey {
+    pub generation: u64,
+    pub endpoint: Endpoint,
+    pub target: Target,
+    pub params: Params,
+}
+
+impl CacheKey {
+    /// Approximate heap + inline size, for the byte bound.
+    fn cost(&self) -> usize {
+        let strings = match &self.params {
+            Params::Search { term, .. } => term.len(),
+            Params::Notifications(p) => p.tag.as_ref().map_or(0, String::len),
+            Params::Followers(p) => p.tags.iter().map(|t| t.len() + 24).sum(),
+            Params::None => 0,
+        };
+        std::mem::size_of::<CacheKey>() + strings
+    }
+}
+
+struct Entry {
+    body: Bytes,
+    expires: Instant,
+    cost: usize,
+}
+
+pub struct ResponseCache {
+    map: DashMap<CacheKey, Entry>,
+    bytes: AtomicUsize,
+    max_bytes: usize,
+    ttl: Duration,
+    evicting: AtomicBool,
+}
+
+impl ResponseCache {
+    pub fn new(ttl: Duration, max_bytes: usize) -> Self {
+        ResponseCache {
+            map: DashMap::new(),
+            bytes: AtomicUsize::new(0),
+            max_bytes,
+            ttl,
+            evicting: AtomicBool::new(false),
+        }
+    }
+
+    pub fn get(&self, key: &CacheKey) -> Option<Bytes> {
+        let now = Instant::now();
+        {
+            let entry = self.map.get(key)?;
+            if entry.expires > now {
+                return Some(entry.body.clone());
+            }
+        }
+        if let Some((_, e)) = self.map.remove_if(key, |_, e| e.expires <= now) {
+            self.bytes.fetch_sub(e.cost, Ordering::Relaxed);
+        }
+        None
+    }
+
+    pub fn insert(&self, key: CacheKey, body: Bytes) {
+        if self.ttl.is_zero() || self.max_bytes == 0 {
+            return;
+        }
+        let cost = key.cost() + body.len() + 64;
+        // One entry may not take more than an eighth of the bound.
+        if cost > self.max_bytes / 8 {
+            return;
+        }
+        let entry = Entry {
+            body,
+            expires: Instant::now() + self.ttl,
+            cost,
+        };
+        self.bytes.fetch_add(cost, Ordering::Relaxed);
+        if let Some(old) = self.map.insert(key, entry) {
+            self.bytes.fetch_sub(old.cost, Ordering::Relaxed);
+        }
+        if self.bytes.load(Ordering::Relaxed) > self.max_bytes {
+            self.evict();
+        }
+    }
+
+    /// Drops expired entries, then arbitrary ones, down to 3/4 of the bound.
+    fn evict(&self) {
+        if self.evicting.swap(true, Ordering::Acquire) {
+            return;
+        }
+        let now = Instant::now();
+        let target = self.max_bytes / 4 * 3;
+        self.retain(|e| e.expires > now);
+        let mut excess = self.bytes.load(Ordering::Relaxed).saturating_sub(target);
+        if excess > 0 {
+            self.retain(|e| {
+                if excess == 0 {
+                    return true;
+                }
+                excess = excess.saturating_sub(e.cost);
+                false
+            });
+        }
+        self.evicting.store(false, Ordering::Release);
+    }
+
+    fn retain(&self, mut keep: impl FnMut(&Entry) -> bool) {
+        let mut freed = 0;
+        self.map.retain(|_, e| {
+            let k = keep(e);
+            if !k {
+                freed += e.cost;
+            }
+            k
+        });
+        self.bytes.fetch_sub(freed, Ordering::Relaxed);
+    }
+
+    /// Drops every entry (on a snapshot swap).
+    pub fn clear(&self) {
+        self.retain(|_| false);
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: u64) -> CacheKey {
+        CacheKey {
+            generation: 1,
+            endpoint: Endpoint::ListDetails,
+            target: Target::List {
+                token_id: i,
+                user: 0,
+            },
+            params: Params::None,
+        }
+    }
+
+    #[test]
+    fn bounded_in_bytes_under_a_flood_of_keys() {
+        let cache = ResponseCache::new(Duration::from_secs(60), 64 * 1024);
+        for i in 0..10_000 {
+            cache.insert(key(i), Bytes::from(vec![b'x'; 500]));
+            assert!(cache.bytes() <= 64 * 1024 + 1024, "{}", cache.bytes());
+        }
+        assert!(!cache.is_empty());
+        assert!(cache.get(&key(9_999)).is_some());
+    }
+
+    #[test]
+    fn expires_and_clears() {
+        let cache = ResponseCache::new(Duration::from_millis(30), 1 << 20);
+        cache.insert(key(1), Bytes::from_static(b"{}"));
+        assert_eq!(cache.get(&key(1)).as_deref(), Some(&b"{}"[..]));
+        std::thread::sleep(Duration::from_millis(40));
+        assert!(cache.get(&key(1)).is_none());
+        assert_eq!(cache.bytes(), 0);
+        cache.insert(key(2), Bytes::from_static(b"{}"));
+        cache.clear();
+        assert!(cache.is_empty());
+        assert_eq!(cache.bytes(), 0);
+    }
+}

@@ -1,0 +1,200 @@
+//! The thin HTTP layer: one warp filter per endpoint, a fallback for
+//! unknown paths, and one `recover` mapping `ApiError` to status + JSON.
+//! Everything else (routing rules, validation, answers) is the engine's.
+
+mod cache;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use warp::http::{header, HeaderValue, Method, Response, StatusCode};
+use warp::path::FullPath;
+use warp::reply::Response as WarpResponse;
+use warp::{Filter, Rejection};
+
+pub use cache::{CacheKey, ResponseCache};
+
+use crate::config::ServeConfig;
+use crate::error::ApiError;
+use crate::live::{now_ms, Live};
+use crate::query;
+use crate::request::{self, Endpoint, Route};
+
+impl warp::reject::Reject for ApiError {}
+
+/// What every handler shares.
+pub struct AppState {
+    pub live: Arc<Live>,
+    pub cache: ResponseCache,
+    pub max_limit: u64,
+}
+
+impl AppState {
+    pub fn new(live: Arc<Live>, config: &ServeConfig) -> Self {
+        AppState {
+            live,
+            cache: ResponseCache::new(Duration::from_secs(config.cache_ttl), config.cache_max_bytes),
+            max_limit: config.max_limit,
+        }
+    }
+}
+
+/// All routes, errors recovered, CORS header on every response.
+pub fn routes(
+    state: Arc<AppState>,
+) -> impl Filter<Extract = (WarpResponse,), Error = Infallible> + Clone {
+    let api = endpoint(Endpoint::ListDetails, &state)
+        .or(endpoint(Endpoint::UserBadges, &state))
+        .unify()
+        .or(endpoint(Endpoint::ListBadges, &state))
+        .unify()
+        .or(endpoint(Endpoint::LeaderboardSearch, &state))
+        .unify()
+        .or(endpoint(Endpoint::UserNotifications, &state))
+        .unify()
+        .or(endpoint(Endpoint::UserFollowers, &state))
+        .unify()
+        .or(endpoint(Endpoint::ListFollowers, &state))
+        .unify()
+        .or(unknown_path())
+        .unify();
+    api.recover(recover).unify().map(|mut r: WarpResponse| {
+        r.headers_mut()
+            .insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+        r
+    })
+}
+
+fn raw_query() -> impl Filter<Extract = (String,), Error = Infallible> + Clone {
+    warp::query::raw()
+        .or(warp::any().map(String::new))
+        .unify()
+}
+
+/// The filter of one endpoint: matches its path (else rejects as not
+/// found, so the next endpoint is tried) and answers it.
+fn endpoint(
+    ep: Endpoint,
+    state: &Arc<AppState>,
+) -> warp::filters::BoxedFilter<(WarpResponse,)> {
+    let state = state.clone();
+    warp::method()
+        .and(warp::path::full())
+        .and(raw_query())
+        .and_then(move |method: Method, path: FullPath, query: String| {
+            let state = state.clone();
+            async move {
+                let (decoded, route) = match request::route(path.as_str()) {
+                    Ok((decoded, Some(route))) if route.endpoint == ep => (decoded, route),
+                    _ => return Err(warp::reject::not_found()),
+                };
+                answer(&state, &method, decoded, &route, &query).map_err(warp::reject::custom)
+            }
+        })
+        .boxed()
+}
+
+/// Runs last: the path matched no endpoint (or could not be decoded).
+fn unknown_path() -> impl Filter<Extract = (WarpResponse,), Error = Rejection> + Clone {
+    warp::path::full().and_then(|path: FullPath| async move {
+        Err::<WarpResponse, _>(match request::route(path.as_str()) {
+            Err(e) => warp::reject::custom(e),
+            Ok((decoded, None)) => warp::reject::custom(ApiError::UnknownPath(decoded)),
+            Ok((_, Some(_))) => warp::reject::not_found(),
+        })
+    })
+}
+
+fn json_response(status: StatusCode, body: Bytes) -> WarpResponse {
+    let mut r = Response::new(body.into());
+    *r.status_mut() = status;
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+const ALLOWED: &str = "GET, HEAD, OPTIONS";
+
+fn answer(
+    state: &AppState,
+    method: &Method,
+    decoded_path: String,
+    route: &Route,
+    query: &str,
+) -> Result<WarpResponse, ApiError> {
+    if method == Method::OPTIONS {
+        // A preflight validates nothing.
+        let mut r = Response::new(Bytes::new().into());
+        *r.status_mut() = StatusCode::NO_CONTENT;
+        let h = r.headers_mut();
+        h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static(ALLOWED));
+        h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
+        h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
+        return Ok(r);
+    }
+    if method != Method::GET && method != Method::HEAD {
+        return Err(ApiError::MethodNotAllowed {
+            method: method.as_str().to_owned(),
+            path: decoded_path,
+        });
+    }
+    let req = request::parse_request(route, query, state.max_limit)?;
+    let Some(served) = state.live.current() else {
+        return Err(ApiError::NotReady);
+    };
+    let graph = &served.graph;
+    let target = query::resolve(graph, &req.subject)?;
+    let key = CacheKey {
+        generation: served.generation,
+        endpoint: req.endpoint,
+        target,
+        params: req.params.clone(),
+    };
+    if !req.fresh {
+        if let Some(body) = state.cache.get(&key) {
+            return Ok(json_response(StatusCode::OK, body));
+        }
+    }
+    let body = Bytes::from(query::render(graph, &req, &target, now_ms()));
+    state.cache.insert(key, body.clone());
+    Ok(json_response(StatusCode::OK, body))
+}
+
+async fn recover(rejection: Rejection) -> Result<WarpResponse, Infallible> {
+    let error = if let Some(e) = rejection.find::<ApiError>() {
+        e.clone()
+    } else if rejection.is_not_found() {
+        ApiError::UnknownPath(String::new())
+    } else {
+        // warp's own rejections (e.g. a malformed query it parsed) are
+        // still the client's fault.
+        ApiError::BadParameter(format!("bad request: {rejection:?}"))
+    };
+    let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut r = json_response(status, Bytes::from(error.body()));
+    if let ApiError::MethodNotAllowed { .. } = error {
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(ALLOWED));
+    }
+    Ok(r)
+}
+
+/// Binds `config.listen`, returning the listener and its bound address.
+pub async fn bind(config: &ServeConfig) -> std::io::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(config.listen).await
+}
+
+/// Serves until `shutdown` resolves, then finishes requests in flight.
+pub async fn serve(
+    state: Arc<AppState>,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    warp::serve(routes(state))
+        .incoming(listener)
+        .graceful(shutdown)
+        .run()
+        .await;
+}

@@ -1,0 +1,76 @@
+//! Minimal JSON text writing for the hot path: responses are built by
+//! appending to one `String` (field order fixed by the code, no
+//! intermediate values). Escaping matches serde_json's output exactly.
+
+/// Appends `s` as a JSON string literal.
+pub fn push_str(out: &mut String, s: &str) {
+    out.push('"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Appends `"key":` (keys are plain ASCII identifiers).
+pub fn push_key(out: &mut String, key: &str) {
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\":");
+}
+
+/// Appends a string literal, or `null`.
+pub fn push_opt_str(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => push_str(out, s),
+        None => out.push_str("null"),
+    }
+}
+
+/// Appends an integer as a JSON string (`"17"`), as the API prints counters.
+pub fn push_num_str(out: &mut String, n: u64) {
+    out.push('"');
+    push_num(out, n);
+    out.push('"');
+}
+
+pub fn push_num(out: &mut String, n: u64) {
+    use std::fmt::Write;
+    let _ = write!(out, "{n}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_serde_json() {
+        for s in ["plain", "quo\"te", "back\\slash", "nl\nx", "\u{1}\u{1f}", "é🔥/", "\t\r\u{8}\u{c}"] {
+            let mut out = String::new();
+            push_str(&mut out, s);
+            assert_eq!(out, serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! followgraph: serves follow-protocol social-graph lookups from an
+//! immutable in-memory graph built from Parquet snapshots.
+//!
+//! Engine (no HTTP): [`snapshot`] reads and validates tables, [`graph`]
+//! builds the graph and its indexes, [`request`] validates a request
+//! target, [`query`] answers it. [`http`] is the thin warp layer on top,
+//! [`live`] holds the snapshot being served.
+
+pub mod config;
+pub mod error;
+pub mod generate;
+pub mod graph;
+pub mod http;
+pub mod json;
+pub mod live;
+pub mod query;
+pub mod request;
+pub mod snapshot;
+pub mod time;

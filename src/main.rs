@@ -1,0 +1,101 @@
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Parser;
+use followgraph::config::{Cli, Command, GenerateConfig, ServeConfig, DEFAULT_SNAPSHOT};
+use followgraph::http::{self, AppState};
+use followgraph::live::{self, Live};
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Generate(config)) => generate(&config),
+        Some(Command::Serve(config)) => serve(config),
+        None => serve(ServeConfig::default()),
+    };
+    if let Err(message) = result {
+        eprintln!("followgraph: {message}");
+        std::process::exit(1);
+    }
+}
+
+/// `snapshots` relative to the working directory, else the one committed
+/// beside Cargo.toml (so the binary works from any directory).
+fn snapshot_path(config: &ServeConfig) -> PathBuf {
+    if config.snapshot.as_os_str() == DEFAULT_SNAPSHOT && !config.snapshot.exists() {
+        return PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_SNAPSHOT);
+    }
+    config.snapshot.clone()
+}
+
+fn serve(config: ServeConfig) -> Result<(), String> {
+    let path = snapshot_path(&config);
+    let (graph, took) = live::build(&path).map_err(|e| format!("cannot load snapshot: {e}"))?;
+    tracing::info!(
+        snapshot = %graph.name,
+        accounts = graph.account_count(),
+        records = graph.record_count(),
+        notifications = graph.notification_count(),
+        load_ms = took.as_millis() as u64,
+        "snapshot loaded"
+    );
+    let live = Arc::new(Live::default());
+    live.publish(graph, took);
+    let state = Arc::new(AppState::new(live, &config));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener = http::bind(&config)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        println!("listening on http://{addr}");
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        http::serve(state, listener, shutdown_signal()).await;
+        tracing::info!("stopped");
+        Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}
+
+fn generate(config: &GenerateConfig) -> Result<(), String> {
+    use std::io::IsTerminal;
+    let created_at_ms = followgraph::time::parse_iso_ms(&config.created_at)
+        .ok_or_else(|| format!("--created-at {:?} is not ISO 8601 UTC", config.created_at))?;
+    let options = followgraph::generate::GenerateOptions {
+        accounts: config.accounts,
+        seed: config.seed,
+        out: config.out.clone(),
+        created_at_ms,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let started = std::time::Instant::now();
+    let dir = followgraph::generate::generate(&options).map_err(|e| format!("generate: {e}"))?;
+    eprintln!(
+        "wrote {} in {:.1} s",
+        dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

@@ -1,0 +1,449 @@
+//! Answers validated requests from a `Graph`: resolution of the subject
+//! (the 404s), then rendering of the JSON body. Pure functions of
+//! (graph, request, now); no HTTP, no cache.
+
+use crate::error::ApiError;
+use crate::graph::{AccountId, Graph, Notification, FLAG_BLOCK, FLAG_MUTE};
+use crate::json::{push_key, push_num, push_num_str, push_opt_str, push_str};
+use crate::request::{
+    AccountRef, FollowerParams, FollowerSort, NotificationParams, Params, Request, Subject,
+};
+use crate::snapshot::{push_hex, Address};
+
+/// The resolved subject of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    None,
+    /// An account by address; `id` is `None` when the snapshot has no data
+    /// for it (not an error: it has no followers, badges or notifications).
+    Account {
+        address: Address,
+        id: Option<AccountId>,
+    },
+    /// A primary list and its user.
+    List { token_id: u64, user: AccountId },
+}
+
+/// Resolves the request's subject: unknown names give 404 "ENS name not
+/// valid or does not exist", lists that are not a primary list 404 "No
+/// User Found".
+pub fn resolve(g: &Graph, subject: &Subject) -> Result<Target, ApiError> {
+    match subject {
+        Subject::None => Ok(Target::None),
+        Subject::Account(AccountRef::Address(address)) => Ok(Target::Account {
+            address: *address,
+            id: g.account_id(address),
+        }),
+        Subject::Account(AccountRef::Name(lower)) => {
+            let id = g.account_by_lower_name(lower).ok_or(ApiError::UnknownName)?;
+            Ok(Target::Account {
+                address: *g.address(id),
+                id: Some(id),
+            })
+        }
+        Subject::List(token_id) => {
+            let user = g.primary_list_user(*token_id).ok_or(ApiError::NoUserFound)?;
+            Ok(Target::List {
+                token_id: *token_id,
+                user,
+            })
+        }
+    }
+}
+
+impl Target {
+    /// The account the endpoint reports on, when the snapshot knows it.
+    fn account(&self) -> Option<AccountId> {
+        match *self {
+            Target::None => None,
+            Target::Account { id, .. } => id,
+            Target::List { user, .. } => Some(user),
+        }
+    }
+}
+
+/// Renders the body of a request whose subject resolved to `target`.
+/// `now_ms` is the default end of the notifications window.
+pub fn render(g: &Graph, req: &Request, target: &Target, now_ms: i64) -> String {
+    let mut out = String::with_capacity(1024);
+    match &req.params {
+        Params::None => match target {
+            Target::List { user, .. } if req.endpoint == crate::request::Endpoint::ListDetails => {
+                details(g, *user, &mut out)
+            }
+            _ => badges(g, target.account(), &mut out),
+        },
+        Params::Search {
+            term,
+            limit,
+            offset,
+        } => search(g, term, *offset, *limit, &mut out),
+        Params::Notifications(p) => notifications(g, target, p, now_ms, &mut out),
+        Params::Followers(p) => followers(
+            g,
+            target.account(),
+            p,
+            matches!(target, Target::List { .. }),
+            &mut out,
+        ),
+    }
+    out
+}
+
+fn push_address(out: &mut String, a: &Address) {
+    out.push_str("\"0x");
+    push_hex(out, a);
+    out.push('"');
+}
+
+fn push_time(out: &mut String, ms: i64) {
+    out.push('"');
+    crate::time::write_iso_ms(out, ms);
+    out.push('"');
+}
+
+fn details(g: &Graph, user: AccountId, out: &mut String) {
+    let s = g.stats(user);
+    out.push('{');
+    push_key(out, "address");
+    push_address(out, g.address(user));
+    out.push(',');
+    push_key(out, "ens");
+    let p = g.profile(user);
+    let text = |f: fn(&crate::graph::Profile) -> Option<&str>| p.and_then(f);
+    let object = |f: fn(&crate::graph::Profile) -> Option<&str>| text(f).unwrap_or("{}");
+    out.push('{');
+    push_key(out, "name");
+    push_opt_str(out, p.map(|p| &*p.name));
+    out.push(',');
+    push_key(out, "avatar");
+    push_opt_str(out, text(|p| p.avatar.as_deref()));
+    out.push(',');
+    push_key(out, "header");
+    push_opt_str(out, text(|p| p.header.as_deref()));
+    out.push(',');
+    push_key(out, "display");
+    push_opt_str(out, text(|p| p.display.as_deref()));
+    out.push(',');
+    push_key(out, "records");
+    out.push_str(object(|p| p.records.as_deref()));
+    out.push(',');
+    push_key(out, "chains");
+    out.push_str(object(|p| p.chains.as_deref()));
+    out.push(',');
+    push_key(out, "fresh");
+    match p.and_then(|p| p.fresh) {
+        Some(f) => out.push_str(&f.to_string()),
+        None => out.push_str("null"),
+    }
+    out.push(',');
+    push_key(out, "resolver");
+    push_opt_str(out, text(|p| p.resolver.as_deref()));
+    out.push(',');
+    push_key(out, "errors");
+    out.push_str(object(|p| p.errors.as_deref()));
+    out.push_str("},");
+    push_key(out, "ranks");
+    out.push('{');
+    for (i, (key, rank)) in [
+        ("mutuals_rank", s.mutuals_rank),
+        ("followers_rank", s.followers_rank),
+        ("following_rank", s.following_rank),
+        ("top8_rank", s.top8_rank),
+        ("blocks_rank", s.blocks_rank),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if i > 0 {
+            out.push(',');
+        }
+        push_key(out, key);
+        push_num_str(out, u64::from(rank));
+    }
+    out.push_str("},");
+    push_key(out, "primary_list");
+    push_num_str(out, g.primary_list(user).unwrap_or(0));
+    out.push('}');
+}
+
+fn badges(g: &Graph, account: Option<AccountId>, out: &mut String) {
+    let held = account.map_or(&[][..], |id| g.holdings(id));
+    let mut held = held.iter().peekable();
+    out.push_str("{\"badges\":[");
+    for (i, event) in g.badge_events().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"eventId\":");
+        push_str(out, &event.event_id.to_string());
+        let holding = held.next_if(|h| h.event as usize == i);
+        match holding {
+            Some(h) => {
+                out.push_str(",\"participated\":true,\"collection\":{\"event\":");
+                out.push_str(&event.event_json);
+                out.push(',');
+                push_key(out, "tokenId");
+                push_str(out, &h.token_id);
+                out.push(',');
+                push_key(out, "owner");
+                push_str(out, &h.owner);
+                out.push_str("}}");
+            }
+            None => out.push_str(",\"participated\":false,\"collection\":null}"),
+        }
+    }
+    out.push_str("]}");
+}
+
+fn search(g: &Graph, term: &str, offset: usize, limit: usize, out: &mut String) {
+    out.push('{');
+    push_key(out, "last_updated");
+    push_str(out, &g.created_at);
+    out.push_str(",\"results\":[");
+    if !term.is_empty() && limit > 0 {
+        let board = g.leaderboard();
+        for (i, pos) in g.search_index().find(term, offset, limit).into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            leaderboard_row(g, board[pos], out);
+        }
+    }
+    out.push_str("]}");
+}
+
+fn leaderboard_row(g: &Graph, id: AccountId, out: &mut String) {
+    let s = g.stats(id);
+    let p = g.profile(id);
+    out.push('{');
+    push_key(out, "address");
+    push_address(out, g.address(id));
+    out.push(',');
+    push_key(out, "name");
+    push_opt_str(out, p.map(|p| &*p.name));
+    out.push(',');
+    push_key(out, "avatar");
+    push_opt_str(out, p.and_then(|p| p.avatar.as_deref()));
+    out.push(',');
+    push_key(out, "header");
+    push_opt_str(out, p.and_then(|p| p.header.as_deref()));
+    for (key, n) in [
+        ("mutuals_rank", s.mutuals_rank),
+        ("followers_rank", s.followers_rank),
+        ("following_rank", s.following_rank),
+        ("blocks_rank", s.blocks_rank),
+        ("mutuals", s.mutuals),
+        ("following", s.following),
+        ("followers", s.followers),
+        ("blocks", s.blocks),
+    ] {
+        out.push(',');
+        push_key(out, key);
+        push_num_str(out, u64::from(n));
+    }
+    out.push(',');
+    push_key(out, "updated_at");
+    push_str(out, &g.created_at);
+    out.push('}');
+}
+
+const ACTIONS: [&str; 5] = ["", "follow", "unfollow", "tag", "untag"];
+
+fn notifications(
+    g: &Graph,
+    target: &Target,
+    p: &NotificationParams,
+    now_ms: i64,
+    out: &mut String,
+) {
+    let (address, all) = match *target {
+        Target::Account { address, id } => (address, id.map_or(&[][..], |id| g.notifications_of(id))),
+        _ => unreachable!("notifications are asked of an account"),
+    };
+    // Window `start - interval <= updated_at <= start`, in milliseconds.
+    let window = match p.interval.hours() {
+        None => all,
+        Some(hours) => {
+            let end = match p.start {
+                Some(secs) => i64::try_from(secs.saturating_mul(1000)).unwrap_or(i64::MAX),
+                None => now_ms,
+            };
+            let begin = end.saturating_sub(hours * 3_600_000);
+            let first = all.partition_point(|n| n.updated_at > end);
+            let last = all.partition_point(|n| n.updated_at >= begin);
+            &all[first..last.max(first)]
+        }
+    };
+    // A tag filter: ops 1 and 2 carry no tag; an unknown tag matches nothing.
+    let tag_filter: Option<Option<u32>> = p.tag.as_deref().map(|t| g.tag_id(t));
+    let keep = |n: &&Notification| {
+        p.opcode.is_none_or(|op| n.opcode() == op)
+            && match tag_filter {
+                None => true,
+                Some(None) => false,
+                Some(Some(tag)) => n.tag_id() == tag && n.opcode() >= 3,
+            }
+    };
+    let page: Vec<&Notification> = window
+        .iter()
+        .filter(keep)
+        .skip(p.offset)
+        .take(p.limit)
+        .collect();
+    let mut totals = [0u64; 5];
+    for n in &page {
+        totals[usize::from(n.opcode())] += 1;
+    }
+    out.push_str("{\"summary\":{");
+    push_key(out, "interval");
+    push_str(out, p.interval.summary());
+    out.push(',');
+    push_key(out, "opcode");
+    match p.opcode {
+        None => push_str(out, "all"),
+        Some(op) => push_num_str(out, u64::from(op)),
+    }
+    out.push(',');
+    push_key(out, "total");
+    push_num(out, page.len() as u64);
+    for (key, i) in [
+        ("total_follows", 1),
+        ("total_unfollows", 2),
+        ("total_tags", 3),
+        ("total_untags", 4),
+    ] {
+        out.push(',');
+        push_key(out, key);
+        push_num(out, totals[i]);
+    }
+    out.push_str("},\"notifications\":[");
+    for (i, n) in page.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let profile = g.profile(n.actor);
+        let opcode = n.opcode();
+        let tag = g.tag_text(n.tag_id());
+        out.push('{');
+        push_key(out, "address");
+        push_address(out, g.address(n.actor));
+        out.push(',');
+        push_key(out, "name");
+        push_opt_str(out, profile.map(|p| &*p.name));
+        out.push(',');
+        push_key(out, "avatar");
+        push_opt_str(out, profile.and_then(|p| p.avatar.as_deref()));
+        out.push(',');
+        push_key(out, "token_id");
+        push_num_str(out, g.primary_list(n.actor).unwrap_or(0));
+        out.push(',');
+        push_key(out, "action");
+        push_str(out, ACTIONS[usize::from(opcode)]);
+        out.push(',');
+        push_key(out, "opcode");
+        push_num(out, u64::from(opcode));
+        out.push(',');
+        push_key(out, "op");
+        out.push_str("\"0x01");
+        push_hex(out, &[opcode, 1, 1]);
+        push_hex(out, &address);
+        push_hex(out, tag.as_bytes());
+        out.push_str("\",");
+        push_key(out, "tag");
+        push_str(out, tag);
+        out.push(',');
+        push_key(out, "updated_at");
+        push_time(out, n.updated_at);
+        out.push('}');
+    }
+    out.push_str("]}");
+}
+
+/// Followers of T in `latest` order reversed into `earliest`: walk groups
+/// of equal `updated_at` from the end, each group kept in address order.
+fn earliest_order<'a>(g: &'a Graph, t: AccountId, latest: &'a [AccountId]) -> impl Iterator<Item = AccountId> + 'a {
+    let at = move |i: usize| g.record(latest[i], t).map_or(0, |r| r.updated_at);
+    let mut end = latest.len();
+    let mut group = 0..0;
+    std::iter::from_fn(move || {
+        if group.is_empty() {
+            if end == 0 {
+                return None;
+            }
+            let time = at(end - 1);
+            let mut start = end - 1;
+            while start > 0 && at(start - 1) == time {
+                start -= 1;
+            }
+            group = start..end;
+            end = start;
+        }
+        group.next().map(|i| latest[i])
+    })
+}
+
+fn followers(
+    g: &Graph,
+    t: Option<AccountId>,
+    p: &FollowerParams,
+    exclude_blocked_muted: bool,
+    out: &mut String,
+) {
+    out.push_str("{\"followers\":[");
+    let Some(t) = t else {
+        out.push_str("]}");
+        return;
+    };
+    let wanted: Vec<u32> = p.tags.iter().filter_map(|tag| g.tag_id(tag)).collect();
+    if !p.tags.is_empty() && wanted.is_empty() {
+        out.push_str("]}");
+        return;
+    }
+    let order: Box<dyn Iterator<Item = AccountId>> = match p.sort {
+        FollowerSort::Latest => Box::new(g.followers_latest(t).iter().copied()),
+        FollowerSort::Followers => Box::new(g.followers_by_count(t).iter().copied()),
+        FollowerSort::Earliest => Box::new(earliest_order(g, t, g.followers_latest(t))),
+    };
+    let rows = order
+        .filter_map(|f| g.record(f, t).map(|r| (f, r)))
+        .filter(|(_, r)| {
+            let flags = g.tagset_flags(r.tagset);
+            !(exclude_blocked_muted && flags & (FLAG_BLOCK | FLAG_MUTE) != 0)
+                && (wanted.is_empty() || g.tagset(r.tagset).iter().any(|tag| wanted.contains(tag)))
+        })
+        .skip(p.offset)
+        .take(p.limit);
+    for (i, (f, record)) in rows.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let back = g.record(t, f).map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
+        out.push('{');
+        push_key(out, "svc_list_nft_token_id");
+        push_num_str(out, g.primary_list(f).unwrap_or(0));
+        out.push(',');
+        push_key(out, "address");
+        push_address(out, g.address(f));
+        out.push(',');
+        push_key(out, "tags");
+        out.push('[');
+        for (j, &tag) in g.tagset(record.tagset).iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            push_str(out, g.tag_text(tag));
+        }
+        out.push_str("],");
+        // `back`: T's record of F (0x80 = exists) and its flags.
+        let is_following = back & 0x80 != 0 && back & (FLAG_BLOCK | FLAG_MUTE) == 0;
+        out.push_str(if is_following { "\"is_following\":true," } else { "\"is_following\":false," });
+        out.push_str(if back & FLAG_BLOCK != 0 { "\"is_blocked\":true," } else { "\"is_blocked\":false," });
+        out.push_str(if back & FLAG_MUTE != 0 { "\"is_muted\":true," } else { "\"is_muted\":false," });
+        push_key(out, "updated_at");
+        let at = record.updated_at;
+        push_time(out, at);
+        out.push('}');
+    }
+    out.push_str("]}");
+}

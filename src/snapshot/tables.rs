@@ -1,0 +1,260 @@
+//! The eight snapshot tables as plain rows: what the Parquet reader
+//! produces after validation, what the writer and the generator consume,
+//! and what the graph builder turns into indexes.
+
+/// A 20-byte account address (always stored lower-case when printed).
+pub type Address = [u8; 20];
+
+/// Parses `0x` + 40 hex digits (either case; the `0x` must be lower-case).
+pub fn parse_address(text: &str) -> Option<Address> {
+    let hex = text.strip_prefix("0x")?.as_bytes();
+    if hex.len() != 40 {
+        return None;
+    }
+    let mut out = [0u8; 20];
+    for (i, pair) in hex.chunks_exact(2).enumerate() {
+        out[i] = (hex_val(pair[0])? << 4) | hex_val(pair[1])?;
+    }
+    Some(out)
+}
+
+fn hex_val(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Appends lower-case hex of `bytes` (without `0x`) to `out`.
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
+    out.reserve(bytes.len() * 2);
+    for &b in bytes {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+}
+
+/// `0x` + 40 lower-case hex digits.
+pub fn format_address(addr: &Address) -> String {
+    let mut s = String::with_capacity(42);
+    s.push_str("0x");
+    push_hex(&mut s, addr);
+    s
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ListRow {
+    pub token_id: u64,
+    pub user: Address,
+    pub owner: Address,
+    pub manager: Address,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrimaryListRow {
+    pub address: Address,
+    pub token_id: u64,
+}
+
+/// `updated_at` fields everywhere are epoch milliseconds (UTC).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordRow {
+    pub token_id: u64,
+    pub address: Address,
+    pub updated_at: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagRow {
+    pub token_id: u64,
+    pub address: Address,
+    pub tag: String,
+    pub updated_at: i64,
+}
+
+pub const OP_FOLLOW: u8 = 1;
+pub const OP_UNFOLLOW: u8 = 2;
+pub const OP_TAG: u8 = 3;
+pub const OP_UNTAG: u8 = 4;
+
+/// A decoded list op. The raw bytes are exactly reproducible from it
+/// (`encode`), so the raw bytes need not be kept in memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Op {
+    /// 1 follow, 2 un-follow, 3 tag, 4 un-tag.
+    pub opcode: u8,
+    pub target: Address,
+    /// Empty for opcodes 1 and 2; non-empty UTF-8 for 3 and 4.
+    pub tag: String,
+}
+
+impl Op {
+    /// Decodes `[0x01][opcode][0x01][0x01][20-byte address][tag...]`,
+    /// returning the reason when the bytes are malformed.
+    pub fn decode(bytes: &[u8]) -> Result<Op, String> {
+        if bytes.len() < 24 {
+            return Err(format!("op is {} bytes, shorter than 24", bytes.len()));
+        }
+        if bytes[0] != 1 {
+            return Err(format!("op version {} is not 1", bytes[0]));
+        }
+        if bytes[2] != 1 || bytes[3] != 1 {
+            return Err(format!(
+                "op record version/type {}/{} is not 1/1",
+                bytes[2], bytes[3]
+            ));
+        }
+        let opcode = bytes[1];
+        let target: Address = bytes[4..24].try_into().expect("20 bytes");
+        let tag_bytes = &bytes[24..];
+        match opcode {
+            OP_FOLLOW | OP_UNFOLLOW if tag_bytes.is_empty() => Ok(Op {
+                opcode,
+                target,
+                tag: String::new(),
+            }),
+            OP_FOLLOW | OP_UNFOLLOW => Err(format!(
+                "op with opcode {opcode} is {} bytes, must be exactly 24",
+                bytes.len()
+            )),
+            OP_TAG | OP_UNTAG if tag_bytes.is_empty() => Err(format!(
+                "op with opcode {opcode} has no tag (24 bytes, needs at least 25)"
+            )),
+            OP_TAG | OP_UNTAG => match std::str::from_utf8(tag_bytes) {
+                Ok(tag) => Ok(Op {
+                    opcode,
+                    target,
+                    tag: tag.to_owned(),
+                }),
+                Err(_) => Err("op tag is not valid UTF-8".to_owned()),
+            },
+            other => Err(format!("unknown opcode {other}")),
+        }
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24 + self.tag.len());
+        out.extend_from_slice(&[1, self.opcode, 1, 1]);
+        out.extend_from_slice(&self.target);
+        out.extend_from_slice(self.tag.as_bytes());
+        out
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpRow {
+    pub token_id: u64,
+    pub seq: u64,
+    pub op: Op,
+    pub updated_at: i64,
+}
+
+/// `records`, `chains` and `errors` hold compact JSON object text with the
+/// stored key order (the reader validates and re-serialises them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EnsRow {
+    pub address: Address,
+    pub name: String,
+    pub avatar: Option<String>,
+    pub header: Option<String>,
+    pub display: Option<String>,
+    pub records: Option<String>,
+    pub chains: Option<String>,
+    pub fresh: Option<i64>,
+    pub resolver: Option<String>,
+    pub errors: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BadgeEventRow {
+    pub event_id: i64,
+    pub position: i32,
+    pub fancy_id: String,
+    pub name: String,
+    pub event_url: String,
+    pub image_url: String,
+    pub country: String,
+    pub city: String,
+    pub description: String,
+    pub year: i32,
+    pub start_date: String,
+    pub end_date: String,
+    pub expiry_date: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadgeRow {
+    pub address: Address,
+    pub event_id: i64,
+    pub token_id: String,
+    pub owner: String,
+}
+
+/// All eight tables of one snapshot, rows in file order.
+#[derive(Clone, Debug, Default)]
+pub struct Tables {
+    pub lists: Vec<ListRow>,
+    pub primary_lists: Vec<PrimaryListRow>,
+    pub list_records: Vec<RecordRow>,
+    pub list_record_tags: Vec<TagRow>,
+    pub list_ops: Vec<OpRow>,
+    pub ens: Vec<EnsRow>,
+    pub badge_events: Vec<BadgeEventRow>,
+    pub badges: Vec<BadgeRow>,
+}
+
+/// The table names, in manifest order, with their default file names.
+pub const TABLE_NAMES: [&str; 8] = [
+    "lists",
+    "primary_lists",
+    "list_records",
+    "list_record_tags",
+    "list_ops",
+    "ens",
+    "badge_events",
+    "badges",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_parse_and_format() {
+        let a = parse_address("0xC9C3A4337a1bba75D0860A1A81f7B990dc607334").unwrap();
+        assert_eq!(format_address(&a), "0xc9c3a4337a1bba75d0860a1a81f7b990dc607334");
+        assert!(parse_address("0XC9C3A4337a1bba75D0860A1A81f7B990dc607334").is_none());
+        assert!(parse_address("0x123").is_none());
+        assert!(parse_address("0xg9c3a4337a1bba75d0860a1a81f7b990dc607334").is_none());
+    }
+
+    #[test]
+    fn op_round_trip_and_rejections() {
+        let t = [0xabu8; 20];
+        let tag = Op { opcode: 3, target: t, tag: "top8".into() };
+        assert_eq!(Op::decode(&tag.encode()).unwrap(), tag);
+        let follow = Op { opcode: 1, target: t, tag: String::new() };
+        assert_eq!(follow.encode().len(), 24);
+        assert_eq!(Op::decode(&follow.encode()).unwrap(), follow);
+        let mut bad = follow.encode();
+        bad[0] = 2;
+        assert!(Op::decode(&bad).unwrap_err().contains("version"));
+        let mut bad = follow.encode();
+        bad[1] = 5;
+        assert!(Op::decode(&bad).unwrap_err().contains("opcode"));
+        let mut bad = follow.encode();
+        bad.push(b'x');
+        assert!(Op::decode(&bad).is_err());
+        let mut bad = follow.encode();
+        bad[1] = 3;
+        assert!(Op::decode(&bad).is_err());
+        let mut bad = tag.encode();
+        bad.push(0xff);
+        assert!(Op::decode(&bad).unwrap_err().contains("UTF-8"));
+        assert!(Op::decode(&[1, 1, 1]).is_err());
+    }
+}
