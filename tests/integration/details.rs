@@ -1,0 +1,213 @@
+//! GET /lists/{token_id}/details (see fixtures::graph for the numbers).
+
+use serde_json::json;
+
+use crate::fixtures::*;
+use crate::support::*;
+
+const NULL_ENS: &str = r#"{"name":null,"avatar":null,"header":null,"display":null,"records":{},"chains":{},"fresh":null,"resolver":null,"errors":{}}"#;
+
+#[test]
+fn details_with_ens_row_exact_text() {
+    let srv = TestServer::start(&graph());
+    let resp = srv.get("/api/v1/lists/1/details");
+    assert_text(
+        &resp,
+        200,
+        concat!(
+            r#"{"address":"0x1111111111111111111111111111111111111111","#,
+            r#""ens":{"name":"alice.eth","avatar":"https://example.com/alice.png","header":null,"display":"Alice.eth","#,
+            r#""records":{"com.twitter":"alice","avatar":"https://example.com/alice.png"},"#,
+            r#""chains":{"eth":"0x1111111111111111111111111111111111111111","btc":"bc1qalice"},"#,
+            r#""fresh":1726680254493,"resolver":"0x4976fb03c32e5b8cfe2b6ccb31c09ba78ebaba41","#,
+            r#""errors":{"header":"not found","avatar":"timeout"}},"#,
+            r#""ranks":{"mutuals_rank":"1","followers_rank":"2","following_rank":"1","top8_rank":"2","blocks_rank":"0"},"#,
+            r#""primary_list":"1"}"#
+        ),
+    );
+}
+
+#[test]
+fn details_without_ens_row_is_all_null_object() {
+    let srv = TestServer::start(&graph());
+    // B: followers 3 (rank 2, tied with A), following 2 (rank 4 after the
+    // three-way tie at 1), mutuals 2 (rank 3), top8 0, blocks 2 (rank 1).
+    let resp = srv.get("/api/v1/lists/2/details");
+    assert_text(
+        &resp,
+        200,
+        &format!(
+            concat!(
+                r#"{{"address":"0x2222222222222222222222222222222222222222","ens":{},"#,
+                r#""ranks":{{"mutuals_rank":"3","followers_rank":"2","following_rank":"4","top8_rank":"0","blocks_rank":"1"}},"#,
+                r#""primary_list":"2"}}"#
+            ),
+            NULL_ENS
+        ),
+    );
+}
+
+#[test]
+fn details_ens_row_with_nulls_gives_empty_objects() {
+    let srv = TestServer::start(&graph());
+    // C: followers 1 (rank 4: D 1, A 2, B 2, C 4), following 3 (rank 1),
+    // mutuals 1 (rank 4), top8 0, blocks 1 (rank 2).
+    let resp = srv.get("/api/v1/lists/3/details");
+    assert_json(
+        &resp,
+        200,
+        json!({
+            "address": C,
+            "ens": {"name": "Çarol.eth", "avatar": null, "header": null, "display": null,
+                    "records": {}, "chains": {}, "fresh": null, "resolver": null, "errors": {}},
+            "ranks": {"mutuals_rank": "4", "followers_rank": "4", "following_rank": "1",
+                      "top8_rank": "0", "blocks_rank": "2"},
+            "primary_list": "3"
+        }),
+    );
+}
+
+#[test]
+fn details_self_follow_counts_and_partial_ens() {
+    let srv = TestServer::start(&graph());
+    // D follows itself: followers 4 (rank 1), mutuals 3 incl. itself (rank 1,
+    // tied with A), following 3 (rank 1), top8 3 (rank 1), blocks 0.
+    let resp = srv.get("/api/v1/lists/4/details");
+    assert_json(
+        &resp,
+        200,
+        json!({
+            "address": D,
+            "ens": {"name": "Dave.eth", "avatar": "https://example.com/dave.png",
+                    "header": "https://example.com/dave-header.png", "display": "dave.eth",
+                    "records": {},
+                    "chains": {"eth": "0x4444444444444444444444444444444444444444", "btc": "bc1qdave"},
+                    "fresh": 0, "resolver": null,
+                    "errors": {"z": {"code": 500, "detail": "timeout"}, "a": [1, "x", null]}},
+            "ranks": {"mutuals_rank": "1", "followers_rank": "1", "following_rank": "1",
+                      "top8_rank": "1", "blocks_rank": "0"},
+            "primary_list": "4"
+        }),
+    );
+}
+
+#[test]
+fn details_zero_counts_rank_zero() {
+    let srv = TestServer::start(&graph());
+    let resp = srv.get("/api/v1/lists/7/details");
+    assert_text(
+        &resp,
+        200,
+        &format!(
+            concat!(
+                r#"{{"address":"0x6666666666666666666666666666666666666666","ens":{},"#,
+                r#""ranks":{{"mutuals_rank":"0","followers_rank":"0","following_rank":"0","top8_rank":"0","blocks_rank":"0"}},"#,
+                r#""primary_list":"7"}}"#
+            ),
+            NULL_ENS
+        ),
+    );
+}
+
+#[test]
+fn details_token_id_leading_zeros() {
+    let srv = TestServer::start(&graph());
+    let plain = srv.get("/api/v1/lists/7/details");
+    assert_eq!(plain.status, 200);
+    for id in ["007", "0000000000000000000000000000007"] {
+        let resp = srv.get(&format!("/api/v1/lists/{id}/details"));
+        assert_text(&resp, 200, &plain.text());
+    }
+    // Percent-encoded digits are decoded first.
+    assert_text(&srv.get("/api/v1/lists/%37/details"), 200, &plain.text());
+}
+
+#[test]
+fn details_not_primary_lists_are_no_user_found() {
+    let srv = TestServer::start(&graph());
+    // 5: A's second list; 6: E's list, E's primary_lists row names list 1
+    // (someone else's list) and is ignored; 99: does not exist.
+    for id in ["5", "6", "99", "8", "18446744073709551615"] {
+        assert_no_user_found(&srv.get(&format!("/api/v1/lists/{id}/details")));
+    }
+}
+
+#[test]
+fn details_primary_lists_row_naming_someone_elses_list_is_ignored() {
+    let srv = TestServer::start(&graph());
+    // E names list 1 (user A) as primary: list 1 still stands for A.
+    let resp = srv.get("/api/v1/lists/1/details");
+    assert_eq!(resp.json()["address"], A, "{}", resp.text());
+    assert_eq!(resp.json()["primary_list"], "1", "{}", resp.text());
+}
+
+#[test]
+fn details_invalid_token_ids() {
+    let srv = TestServer::start(&graph());
+    for id in [
+        "0",
+        "00",
+        "-1",
+        "abc",
+        "1.5",
+        "+1",
+        "%2B1",
+        "1e3",
+        "%201",
+        "1%20",
+        "0x1",
+        "18446744073709551616",
+        "99999999999999999999999",
+        "%EF%BC%91", // fullwidth digit one
+    ] {
+        assert_invalid_list_id(&srv.get(&format!("/api/v1/lists/{id}/details")));
+    }
+}
+
+#[test]
+fn details_ignores_parameters_it_does_not_take() {
+    let srv = TestServer::start(&graph());
+    let plain = srv.get("/api/v1/lists/2/details");
+    assert_eq!(plain.status, 200);
+    for q in [
+        "limit=abc",
+        "offset=-1&term=x",
+        "start=x&opcode=y",
+        "foo=bar",
+        "cache=fresh",
+    ] {
+        let resp = srv.get(&format!("/api/v1/lists/2/details?{q}"));
+        assert_text(&resp, 200, &plain.text());
+    }
+}
+
+#[test]
+fn details_count_block_and_mute_records() {
+    // fixtures::followers: see leaderboard::search_counts_block_and_mute_records;
+    // top8: T6 2 (by F1, F3) -> rank 1, nobody else.
+    let srv = TestServer::start(&followers());
+    let ens = json!({"name": "Target.eth", "avatar": null, "header": null, "display": null,
+                     "records": {}, "chains": {}, "fresh": null, "resolver": null, "errors": {}});
+    assert_json(
+        &srv.get("/api/v1/lists/30/details"),
+        200,
+        json!({"address": T6, "ens": ens,
+               "ranks": {"mutuals_rank": "1", "followers_rank": "1", "following_rank": "1",
+                         "top8_rank": "1", "blocks_rank": "1"},
+               "primary_list": "30"}),
+    );
+    assert_text(
+        &srv.get("/api/v1/lists/35/details"),
+        200,
+        &format!(
+            concat!(
+                r#"{{"address":"0x5555555555555555555555555555555555555555","ens":{},"#,
+                r#""ranks":{{"mutuals_rank":"2","followers_rank":"2","following_rank":"6","top8_rank":"0","blocks_rank":"1"}},"#,
+                r#""primary_list":"35"}}"#
+            ),
+            NULL_ENS
+        ),
+    );
+    assert_no_user_found(&srv.get("/api/v1/lists/36/details"));
+    assert_no_user_found(&srv.get("/api/v1/lists/39/details"));
+}

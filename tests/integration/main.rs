@@ -1,0 +1,15 @@
+//! HTTP integration tests: each test writes a small hand-made snapshot,
+//! runs the real `followgraph serve` binary on a free port and checks the
+//! answers against API.md byte for byte.
+
+mod fixtures;
+mod support;
+
+mod badges;
+mod details;
+mod errors;
+mod followers;
+mod leaderboard;
+mod notifications;
+mod protocol;
+mod running;

@@ -1,0 +1,186 @@
+//! `followgraph serve`: what it serves (root, CURRENT, snapshot directory),
+//! flags and their environment variables, signals.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use followgraph::snapshot::EnsRow;
+
+use crate::fixtures::*;
+use crate::protocol::wait_for;
+use crate::support::*;
+
+fn last_updated(srv: &TestServer) -> String {
+    let resp = srv.get("/api/v1/leaderboard/search?term=alice&limit=1");
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    resp.json()["last_updated"]
+        .as_str()
+        .expect("last_updated")
+        .to_owned()
+}
+
+fn serve_args(snapshot: &std::path::Path) -> Vec<OsString> {
+    vec![
+        "serve".into(),
+        "--snapshot".into(),
+        snapshot.as_os_str().to_owned(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+    ]
+}
+
+#[test]
+fn serves_one_snapshot_directory() {
+    let root = tempfile::tempdir().unwrap();
+    write_and_publish(root.path(), "snap-a", CREATED_AT_MS, &graph());
+    // A second snapshot that CURRENT does not name.
+    write_and_publish(root.path(), "snap-b", CREATED_AT_MS + 2000, &graph());
+    let dir = root.path().join("snap-a");
+    let srv = TestServer::spawn(root, &serve_args(&dir), &[]);
+    assert_eq!(last_updated(&srv), CREATED_AT);
+}
+
+#[test]
+fn serves_the_snapshot_current_names() {
+    let root = tempfile::tempdir().unwrap();
+    write_and_publish(root.path(), "snap-b", CREATED_AT_MS + 2000, &graph());
+    write_and_publish(root.path(), "snap-a", CREATED_AT_MS, &graph());
+    // CURRENT names snap-a although snap-b has the greater name.
+    let path = root.path().to_path_buf();
+    let srv = TestServer::spawn(root, &serve_args(&path), &[]);
+    assert_eq!(last_updated(&srv), CREATED_AT);
+}
+
+#[test]
+fn root_without_current_serves_greatest_name_with_manifest() {
+    let root = tempfile::tempdir().unwrap();
+    write_and_publish(root.path(), "snap-1", CREATED_AT_MS, &graph());
+    write_and_publish(root.path(), "snap-2", CREATED_AT_MS + 2000, &graph());
+    std::fs::remove_file(root.path().join("CURRENT")).unwrap();
+    // Greater names without a manifest are skipped.
+    std::fs::create_dir(root.path().join("snap-3")).unwrap();
+    let path = root.path().to_path_buf();
+    let srv = TestServer::spawn(root, &serve_args(&path), &[]);
+    assert_eq!(last_updated(&srv), "2026-11-20T12:00:02.000Z");
+}
+
+#[test]
+fn flags_have_environment_variables() {
+    let root = tempfile::tempdir().unwrap();
+    write_and_publish(root.path(), "snap-1", CREATED_AT_MS, &graph());
+    let path = root.path().as_os_str().to_owned();
+    let srv = TestServer::spawn(
+        root,
+        &["serve".into()],
+        &[
+            ("FOLLOWGRAPH_SNAPSHOT", path),
+            ("FOLLOWGRAPH_LISTEN", "127.0.0.1:0".into()),
+            ("FOLLOWGRAPH_MAX_LIMIT", "3".into()),
+        ],
+    );
+    assert_eq!(last_updated(&srv), CREATED_AT);
+    assert_400(
+        &srv.get("/api/v1/leaderboard/search?term=0x&limit=4"),
+        "limit must be at most 3",
+    );
+    let resp = srv.get("/api/v1/leaderboard/search?term=0x&limit=3");
+    assert_eq!(
+        addresses(&resp.json(), "results"),
+        vec![D.to_owned(), A.to_owned(), B.to_owned()]
+    );
+}
+
+#[test]
+fn max_limit_flag() {
+    let root = tempfile::tempdir().unwrap();
+    write_and_publish(root.path(), "snap-1", CREATED_AT_MS, &graph());
+    let mut args = serve_args(root.path());
+    args.extend(["--max-limit".into(), "2".into()]);
+    let srv = TestServer::spawn(root, &args, &[]);
+    assert_400(
+        &srv.get("/api/v1/users/dave.eth/followers?limit=3"),
+        "limit must be at most 2",
+    );
+    assert_400(
+        &srv.get("/api/v1/users/dave.eth/notifications?limit=3"),
+        "limit must be at most 2",
+    );
+    let resp = srv.get("/api/v1/users/dave.eth/followers?limit=2");
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    assert_eq!(addresses(&resp.json(), "followers").len(), 2);
+}
+
+#[test]
+fn sigterm_stops_the_server() {
+    let mut srv = TestServer::start(&graph());
+    assert_eq!(srv.get("/api/v1/lists/1/details").status, 200);
+    srv.signal("TERM");
+    let status = srv.wait_exit(Duration::from_secs(10));
+    assert!(status.is_some(), "still running 10 s after SIGTERM");
+    assert!(
+        status.unwrap().success(),
+        "exit status after SIGTERM: {:?}",
+        status
+    );
+}
+
+#[test]
+fn sigint_stops_the_server() {
+    let mut srv = TestServer::start(&graph());
+    assert_eq!(srv.get("/api/v1/lists/1/details").status, 200);
+    srv.signal("INT");
+    let status = srv.wait_exit(Duration::from_secs(10));
+    assert!(status.is_some(), "still running 10 s after SIGINT");
+    assert!(
+        status.unwrap().success(),
+        "exit status after SIGINT: {:?}",
+        status
+    );
+}
+
+#[test]
+fn rejected_snapshot_never_replaces_the_served_one() {
+    let mut srv = TestServer::start(&graph());
+    let before = srv.get("/api/v1/lists/1/details");
+    assert_eq!(before.status, 200);
+
+    // snap-2: valid tables but a manifest with an unknown format.
+    let mut renamed = graph();
+    renamed.ens[0] = EnsRow {
+        address: addr(A),
+        name: "alice2.eth".into(),
+        ..Default::default()
+    };
+    write_and_publish(srv.root.path(), "snap-2", CREATED_AT_MS + 1000, &renamed);
+    let manifest = srv.root.path().join("snap-2/manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("graph-snapshot/1"), "{text}");
+    std::fs::write(
+        &manifest,
+        text.replace("graph-snapshot/1", "graph-snapshot/9"),
+    )
+    .unwrap();
+    srv.signal("HUP");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        srv.exited().is_none(),
+        "server exited after SIGHUP; stderr:\n{}",
+        srv.stderr_log()
+    );
+    assert_text(&srv.get("/api/v1/lists/1/details"), 200, &before.text());
+    assert_text(
+        &srv.get("/api/v1/lists/1/details?cache=fresh"),
+        200,
+        &before.text(),
+    );
+    assert_eq!(last_updated(&srv), CREATED_AT);
+
+    // snap-3: the same tables, valid: it is served.
+    write_and_publish(srv.root.path(), "snap-3", CREATED_AT_MS + 3000, &renamed);
+    srv.signal("HUP");
+    let after = wait_for(&mut srv, "/api/v1/lists/1/details", |r| {
+        r.status == 200 && r.json()["ens"]["name"] == "alice2.eth"
+    });
+    assert_eq!(after.json()["address"], A);
+    assert_eq!(last_updated(&srv), "2026-11-20T12:00:03.000Z");
+}
