@@ -4,7 +4,7 @@ use std::sync::Arc;
 use clap::Parser;
 use followgraph::config::{Cli, Command, GenerateConfig, ServeConfig, DEFAULT_SNAPSHOT};
 use followgraph::http::{self, AppState};
-use followgraph::live::{self, Live};
+use followgraph::live::{self, Live, Reloader};
 
 fn main() {
     tracing_subscriber::fmt()
@@ -48,7 +48,12 @@ fn serve(config: ServeConfig) -> Result<(), String> {
     );
     let live = Arc::new(Live::default());
     live.publish(graph, took);
-    let state = Arc::new(AppState::new(live, &config));
+    let state = Arc::new(AppState::new(live.clone(), &config));
+    let cache_owner = state.clone();
+    let reloader = Reloader::start(path, live, rayon::current_num_threads(), move |_| {
+        cache_owner.cache.clear()
+    })
+    .map_err(|e| format!("cannot start the reloader: {e}"))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -60,6 +65,11 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        // Registered before "listening" is printed: from then on a SIGHUP
+        // reloads instead of killing the process.
+        let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .map_err(|e| format!("cannot listen for SIGHUP: {e}"))?;
+        tokio::spawn(reload_on_sighup(hangup, reloader));
         println!("listening on http://{addr}");
         use std::io::Write;
         let _ = std::io::stdout().flush();
@@ -67,6 +77,13 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         tracing::info!("stopped");
         Ok(())
     })
+}
+
+async fn reload_on_sighup(mut hangup: tokio::signal::unix::Signal, reloader: Reloader) {
+    while hangup.recv().await.is_some() {
+        tracing::info!("SIGHUP: reloading the snapshot");
+        reloader.request();
+    }
 }
 
 async fn shutdown_signal() {

@@ -41,12 +41,13 @@ impl Endpoint {
     }
 }
 
-/// A matched path: the endpoint and its decoded path parameter.
+/// A matched path: the endpoint and its percent-decoded path parameter
+/// (bytes: whether they are UTF-8 is checked after the method).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Route {
     pub endpoint: Endpoint,
-    /// `token_id` or `addressOrENS` as decoded text ("" for search).
-    pub param: String,
+    /// `token_id` or `addressOrENS`, decoded ("" for search).
+    pub param: Vec<u8>,
 }
 
 /// Percent-decodes `%XX` sequences (others kept as they are); `plus` also
@@ -57,16 +58,14 @@ pub fn percent_decode(raw: &[u8], plus: bool) -> Vec<u8> {
     let mut i = 0;
     while i < raw.len() {
         match raw[i] {
-            b'%' if i + 2 < raw.len() => {
-                match (hex(raw[i + 1]), hex(raw[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h << 4 | l);
-                        i += 3;
-                        continue;
-                    }
-                    _ => out.push(b'%'),
+            b'%' if i + 2 < raw.len() => match (hex(raw[i + 1]), hex(raw[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 3;
+                    continue;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b'+' if plus => out.push(b' '),
             c => out.push(c),
         }
@@ -75,27 +74,31 @@ pub fn percent_decode(raw: &[u8], plus: bool) -> Vec<u8> {
     out
 }
 
-/// Decodes the raw request path and matches it against the seven
-/// endpoints. `Ok(None)` is an unknown path; the decoded path is returned
-/// either way for messages.
-pub fn route(raw_path: &str) -> Result<(String, Option<Route>), ApiError> {
-    let mut segments: Vec<String> = Vec::with_capacity(8);
+/// Decodes the raw request path segment by segment and matches it against
+/// the seven endpoints. Returns the decoded path (for messages; bytes that
+/// are not UTF-8 shown as U+FFFD) and the route, `None` for unknown paths.
+pub fn route(raw_path: &str) -> (String, Option<Route>) {
     let body = raw_path.strip_prefix('/').unwrap_or(raw_path);
-    for raw in body.split('/') {
-        let bytes = percent_decode(raw.as_bytes(), false);
-        segments.push(String::from_utf8(bytes).map_err(|_| ApiError::PathNotUtf8)?);
+    let segments: Vec<Vec<u8>> = body
+        .split('/')
+        .map(|raw| percent_decode(raw.as_bytes(), false))
+        .collect();
+    let mut decoded = Vec::with_capacity(raw_path.len());
+    for segment in &segments {
+        decoded.push(b'/');
+        decoded.extend_from_slice(segment);
     }
-    let decoded = format!("/{}", segments.join("/"));
-    let s: Vec<&str> = segments.iter().map(String::as_str).collect();
-    let found = match s.as_slice() {
-        ["api", "v1", rest @ ..] => match rest {
-            ["lists", id, "details"] => Some((Endpoint::ListDetails, *id)),
-            ["users", who, "badges"] => Some((Endpoint::UserBadges, *who)),
-            ["lists", id, "badges"] => Some((Endpoint::ListBadges, *id)),
-            ["leaderboard", "search"] => Some((Endpoint::LeaderboardSearch, "")),
-            ["users", who, "notifications"] => Some((Endpoint::UserNotifications, *who)),
-            ["users", who, "followers"] => Some((Endpoint::UserFollowers, *who)),
-            ["lists", id, "followers"] => Some((Endpoint::ListFollowers, *id)),
+    let decoded = String::from_utf8_lossy(&decoded).into_owned();
+    let s: Vec<&[u8]> = segments.iter().map(Vec::as_slice).collect();
+    let found: Option<(Endpoint, &[u8])> = match s.as_slice() {
+        [b"api", b"v1", rest @ ..] => match rest {
+            [b"lists", id, b"details"] => Some((Endpoint::ListDetails, id)),
+            [b"users", who, b"badges"] => Some((Endpoint::UserBadges, who)),
+            [b"lists", id, b"badges"] => Some((Endpoint::ListBadges, id)),
+            [b"leaderboard", b"search"] => Some((Endpoint::LeaderboardSearch, b"")),
+            [b"users", who, b"notifications"] => Some((Endpoint::UserNotifications, who)),
+            [b"users", who, b"followers"] => Some((Endpoint::UserFollowers, who)),
+            [b"lists", id, b"followers"] => Some((Endpoint::ListFollowers, id)),
             _ => None,
         },
         _ => None,
@@ -104,9 +107,9 @@ pub fn route(raw_path: &str) -> Result<(String, Option<Route>), ApiError> {
         .filter(|(ep, p)| *ep == Endpoint::LeaderboardSearch || !p.is_empty())
         .map(|(endpoint, p)| Route {
             endpoint,
-            param: p.to_owned(),
+            param: p.to_vec(),
         });
-    Ok((decoded, route))
+    (decoded, route)
 }
 
 /// Decoded query pairs in request order (`application/x-www-form-urlencoded`).
@@ -300,16 +303,18 @@ fn to_usize(n: u64) -> usize {
 /// `token_id`, then parameters in the order of the endpoint's table.
 pub fn parse_request(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, ApiError> {
     use Endpoint::*;
+    let param = std::str::from_utf8(&route.param).map_err(|_| ApiError::PathNotUtf8)?;
     let subject = match route.endpoint {
-        ListDetails | ListBadges | ListFollowers => Subject::List(parse_token_id(&route.param)?),
+        ListDetails | ListBadges | ListFollowers => Subject::List(parse_token_id(param)?),
         UserBadges | UserNotifications | UserFollowers => {
-            Subject::Account(AccountRef::parse(&route.param))
+            Subject::Account(AccountRef::parse(param))
         }
         LeaderboardSearch => Subject::None,
     };
     let q = Query::parse(raw_query);
     let limit = |default: u64| -> Result<usize, ApiError> {
-        let n = q.number("limit")?.unwrap_or(default);
+        // A default above a lower configured maximum is lowered to it.
+        let n = q.number("limit")?.unwrap_or(default.min(max_limit));
         if n > max_limit {
             return Err(ApiError::BadParameter(format!(
                 "limit must be at most {max_limit}"
@@ -341,7 +346,11 @@ pub fn parse_request(route: &Route, raw_query: &str, max_limit: u64) -> Result<R
             Params::Notifications(NotificationParams {
                 opcode,
                 interval,
-                start: if interval == Interval::All { None } else { start },
+                start: if interval == Interval::All {
+                    None
+                } else {
+                    start
+                },
                 tag,
                 limit,
                 offset: offset()?,
@@ -387,14 +396,20 @@ mod tests {
     use super::*;
 
     fn routed(path: &str) -> Option<Route> {
-        route(path).unwrap().1
+        route(path).1
     }
 
     #[test]
     fn routes_the_seven_paths_and_nothing_else() {
-        assert_eq!(routed("/api/v1/lists/12/details").unwrap().endpoint, Endpoint::ListDetails);
-        assert_eq!(routed("/api/v1/users/bob.eth/followers").unwrap().param, "bob.eth");
-        assert_eq!(routed("/api/v1/users/a%2Fb/badges").unwrap().param, "a/b");
+        assert_eq!(
+            routed("/api/v1/lists/12/details").unwrap().endpoint,
+            Endpoint::ListDetails
+        );
+        assert_eq!(
+            routed("/api/v1/users/bob.eth/followers").unwrap().param,
+            b"bob.eth"
+        );
+        assert_eq!(routed("/api/v1/users/a%2Fb/badges").unwrap().param, b"a/b");
         assert!(routed("/api/v1/leaderboard/search").is_some());
         for bad in [
             "/api/v1/lists/12/details/",
@@ -406,8 +421,14 @@ mod tests {
         ] {
             assert!(routed(bad).is_none(), "{bad}");
         }
-        assert_eq!(route("/api/v1/users/%FF/badges"), Err(ApiError::PathNotUtf8));
-        assert_eq!(route("/a%20b/c").unwrap().0, "/a b/c");
+        let bad_utf8 = routed("/api/v1/users/%FF/badges").unwrap();
+        assert_eq!(
+            parse_request(&bad_utf8, "", 1000),
+            Err(ApiError::PathNotUtf8)
+        );
+        assert_eq!(route("/a%20b/c").0, "/a b/c");
+        assert_eq!(route("/api/v1/%FF").0, "/api/v1/\u{fffd}");
+        assert!(route("/api/v1/%FF").1.is_none());
     }
 
     #[test]
@@ -423,7 +444,16 @@ mod tests {
     fn token_ids() {
         assert_eq!(parse_token_id("007"), Ok(7));
         assert_eq!(parse_token_id("18446744073709551615"), Ok(u64::MAX));
-        for bad in ["0", "-1", "+1", "1.5", "abc", "18446744073709551616", "", " 1"] {
+        for bad in [
+            "0",
+            "-1",
+            "+1",
+            "1.5",
+            "abc",
+            "18446744073709551616",
+            "",
+            " 1",
+        ] {
             assert_eq!(parse_token_id(bad), Err(ApiError::InvalidListId), "{bad}");
         }
     }
@@ -437,13 +467,21 @@ mod tests {
         let p = params("/api/v1/users/x/followers", "limit=&offset=007&limit=3").unwrap();
         assert_eq!(
             p,
-            Params::Followers(FollowerParams { tags: vec![], sort: FollowerSort::Latest, limit: 10, offset: 7 })
+            Params::Followers(FollowerParams {
+                tags: vec![],
+                sort: FollowerSort::Latest,
+                limit: 10,
+                offset: 7
+            })
         );
         for (q, msg) in [
             ("limit=-1", "limit must be a non-negative integer"),
             ("limit=1e3", "limit must be a non-negative integer"),
             ("limit=%201", "limit must be a non-negative integer"),
-            ("limit=18446744073709551616", "limit must be a non-negative integer"),
+            (
+                "limit=18446744073709551616",
+                "limit must be a non-negative integer",
+            ),
             ("limit=1001", "limit must be at most 1000"),
             ("offset=x&limit=y", "limit must be a non-negative integer"),
             ("sort=%FF", "sort is not valid UTF-8"),
@@ -459,8 +497,15 @@ mod tests {
     #[test]
     fn notification_parameters_in_table_order() {
         let err = params("/api/v1/users/x/notifications", "limit=a&start=b&opcode=c").unwrap_err();
-        assert_eq!(err, ApiError::BadParameter("opcode must be a non-negative integer".into()));
-        let p = params("/api/v1/users/x/notifications", "opcode=9&interval=DAY&start=5&tag=").unwrap();
+        assert_eq!(
+            err,
+            ApiError::BadParameter("opcode must be a non-negative integer".into())
+        );
+        let p = params(
+            "/api/v1/users/x/notifications",
+            "opcode=9&interval=DAY&start=5&tag=",
+        )
+        .unwrap();
         assert_eq!(
             p,
             Params::Notifications(NotificationParams {
@@ -481,10 +526,31 @@ mod tests {
         assert_eq!(f.tags, vec!["a".to_owned(), "b".to_owned()]);
         assert_eq!(f.sort, FollowerSort::Earliest);
         let p = params("/api/v1/leaderboard/search", "term=+Bob%20").unwrap();
-        assert_eq!(p, Params::Search { term: "bob".into(), limit: 50, offset: 0 });
         assert_eq!(
-            parse_request(&routed("/api/v1/lists/0/followers").unwrap(), "limit=x", 1000),
+            p,
+            Params::Search {
+                term: "bob".into(),
+                limit: 50,
+                offset: 0
+            }
+        );
+        assert_eq!(
+            parse_request(
+                &routed("/api/v1/lists/0/followers").unwrap(),
+                "limit=x",
+                1000
+            ),
             Err(ApiError::InvalidListId)
+        );
+        let search = routed("/api/v1/leaderboard/search").unwrap();
+        let p = parse_request(&search, "term=a", 3).unwrap().params;
+        assert_eq!(
+            p,
+            Params::Search {
+                term: "a".into(),
+                limit: 3,
+                offset: 0
+            }
         );
     }
 }

@@ -219,7 +219,10 @@ impl Graph {
     /// F's primary-list records: targets ascending with their attributes.
     pub fn following_of(&self, f: AccountId) -> (&[AccountId], &[EdgeAttr]) {
         if (f as usize) < self.following.node_count() {
-            (self.following.neighbors_slice(f), self.following.edges_slice(f))
+            (
+                self.following.neighbors_slice(f),
+                self.following.edges_slice(f),
+            )
         } else {
             (&[], &[])
         }
@@ -308,8 +311,7 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
     };
 
     // The primary-list rule: primary_lists[A] == L and lists[L].user == A.
-    let list_users: FastMap<u64, Address> =
-        t.lists.iter().map(|l| (l.token_id, l.user)).collect();
+    let list_users: FastMap<u64, Address> = t.lists.iter().map(|l| (l.token_id, l.user)).collect();
     let primary_user_address: FastMap<u64, Address> = t
         .primary_lists
         .iter()
@@ -558,7 +560,10 @@ fn build_tagsets(
         .collect();
     visible.par_sort_unstable_by(|a, b| {
         a.0.cmp(&b.0).then_with(|| {
-            let (x, y) = (&t.list_record_tags[a.1 as usize], &t.list_record_tags[b.1 as usize]);
+            let (x, y) = (
+                &t.list_record_tags[a.1 as usize],
+                &t.list_record_tags[b.1 as usize],
+            );
             x.tag.as_bytes().cmp(y.tag.as_bytes())
         })
     });

@@ -35,7 +35,10 @@ impl AppState {
     pub fn new(live: Arc<Live>, config: &ServeConfig) -> Self {
         AppState {
             live,
-            cache: ResponseCache::new(Duration::from_secs(config.cache_ttl), config.cache_max_bytes),
+            cache: ResponseCache::new(
+                Duration::from_secs(config.cache_ttl),
+                config.cache_max_bytes,
+            ),
             max_limit: config.max_limit,
         }
     }
@@ -61,24 +64,21 @@ pub fn routes(
         .or(unknown_path())
         .unify();
     api.recover(recover).unify().map(|mut r: WarpResponse| {
-        r.headers_mut()
-            .insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+        r.headers_mut().insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
         r
     })
 }
 
 fn raw_query() -> impl Filter<Extract = (String,), Error = Infallible> + Clone {
-    warp::query::raw()
-        .or(warp::any().map(String::new))
-        .unify()
+    warp::query::raw().or(warp::any().map(String::new)).unify()
 }
 
 /// The filter of one endpoint: matches its path (else rejects as not
 /// found, so the next endpoint is tried) and answers it.
-fn endpoint(
-    ep: Endpoint,
-    state: &Arc<AppState>,
-) -> warp::filters::BoxedFilter<(WarpResponse,)> {
+fn endpoint(ep: Endpoint, state: &Arc<AppState>) -> warp::filters::BoxedFilter<(WarpResponse,)> {
     let state = state.clone();
     warp::method()
         .and(warp::path::full())
@@ -87,7 +87,7 @@ fn endpoint(
             let state = state.clone();
             async move {
                 let (decoded, route) = match request::route(path.as_str()) {
-                    Ok((decoded, Some(route))) if route.endpoint == ep => (decoded, route),
+                    (decoded, Some(route)) if route.endpoint == ep => (decoded, route),
                     _ => return Err(warp::reject::not_found()),
                 };
                 answer(&state, &method, decoded, &route, &query).map_err(warp::reject::custom)
@@ -96,13 +96,12 @@ fn endpoint(
         .boxed()
 }
 
-/// Runs last: the path matched no endpoint (or could not be decoded).
+/// Runs last: the path matched no endpoint.
 fn unknown_path() -> impl Filter<Extract = (WarpResponse,), Error = Rejection> + Clone {
     warp::path::full().and_then(|path: FullPath| async move {
         Err::<WarpResponse, _>(match request::route(path.as_str()) {
-            Err(e) => warp::reject::custom(e),
-            Ok((decoded, None)) => warp::reject::custom(ApiError::UnknownPath(decoded)),
-            Ok((_, Some(_))) => warp::reject::not_found(),
+            (decoded, None) => warp::reject::custom(ApiError::UnknownPath(decoded)),
+            (_, Some(_)) => warp::reject::not_found(),
         })
     })
 }
@@ -110,8 +109,10 @@ fn unknown_path() -> impl Filter<Extract = (WarpResponse,), Error = Rejection> +
 fn json_response(status: StatusCode, body: Bytes) -> WarpResponse {
     let mut r = Response::new(body.into());
     *r.status_mut() = status;
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     r
 }
 
@@ -129,9 +130,18 @@ fn answer(
         let mut r = Response::new(Bytes::new().into());
         *r.status_mut() = StatusCode::NO_CONTENT;
         let h = r.headers_mut();
-        h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static(ALLOWED));
-        h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
-        h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static(ALLOWED),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            HeaderValue::from_static("*"),
+        );
+        h.insert(
+            header::ACCESS_CONTROL_MAX_AGE,
+            HeaderValue::from_static("86400"),
+        );
         return Ok(r);
     }
     if method != Method::GET && method != Method::HEAD {

@@ -55,6 +55,9 @@ fn unknown_paths_are_404_with_decoded_path() {
         // %2F does not split a segment: "lists/1/details" is one segment.
         ("/api/v1/lists%2F1%2Fdetails", "/api/v1/lists/1/details"),
         ("/api/v1/leaderboard%2Fsearch", "/api/v1/leaderboard/search"),
+        // Unknown path first, even when it does not decode to UTF-8.
+        ("/api/v1/%FF", "/api/v1/\u{fffd}"),
+        ("/api/v1/users/%FF/nope", "/api/v1/users/\u{fffd}/nope"),
     ] {
         assert_unknown_path(&srv.get(target), shown);
     }

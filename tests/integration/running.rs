@@ -108,6 +108,13 @@ fn max_limit_flag() {
     let resp = srv.get("/api/v1/users/dave.eth/followers?limit=2");
     assert_eq!(resp.status, 200, "{}", resp.text());
     assert_eq!(addresses(&resp.json(), "followers").len(), 2);
+    // A default limit above the maximum is lowered to it, not an error.
+    let resp = srv.get("/api/v1/users/dave.eth/followers");
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    assert_eq!(addresses(&resp.json(), "followers").len(), 2);
+    let resp = srv.get("/api/v1/leaderboard/search?term=0x");
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    assert_eq!(addresses(&resp.json(), "results").len(), 2);
 }
 
 #[test]
