@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "followgraph", version, about = "Serves follow-graph lookups from Parquet snapshots, from memory")]
+#[command(
+    name = "followgraph",
+    version,
+    about = "Serves follow-graph lookups from Parquet snapshots, from memory"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -40,6 +44,21 @@ pub struct ServeConfig {
     /// Largest `limit` a request may ask for.
     #[arg(long, env = "FOLLOWGRAPH_MAX_LIMIT", default_value_t = 1000)]
     pub max_limit: u64,
+    /// Seconds between checks of the snapshot root for a new snapshot
+    /// (0 disables polling; SIGHUP always reloads).
+    #[arg(long, env = "FOLLOWGRAPH_POLL_INTERVAL", default_value_t = 30)]
+    pub poll_interval: u64,
+    /// Threads of the snapshot loading pool (0: one per core).
+    #[arg(long, env = "FOLLOWGRAPH_LOAD_THREADS", default_value_t = 0)]
+    pub load_threads: usize,
+    /// Test aid: wait this many milliseconds before every snapshot load.
+    #[arg(
+        long,
+        env = "FOLLOWGRAPH_DEBUG_LOAD_DELAY_MS",
+        default_value_t = 0,
+        hide = true
+    )]
+    pub debug_load_delay_ms: u64,
 }
 
 impl Default for ServeConfig {
@@ -72,6 +91,10 @@ pub struct GenerateConfig {
     #[arg(long, env = "FOLLOWGRAPH_OUT")]
     pub out: PathBuf,
     /// The snapshot's created_at (ISO 8601 UTC).
-    #[arg(long, env = "FOLLOWGRAPH_CREATED_AT", default_value = "2026-11-20T12:00:00.000Z")]
+    #[arg(
+        long,
+        env = "FOLLOWGRAPH_CREATED_AT",
+        default_value = "2026-11-20T12:00:00.000Z"
+    )]
     pub created_at: String,
 }

@@ -22,10 +22,15 @@ pub struct Served {
     pub load_duration: Duration,
 }
 
+/// The live snapshot and the record of loads, for `/ready`, `/metrics`
+/// and `/api/v1/snapshot`.
 #[derive(Default)]
 pub struct Live {
     current: ArcSwapOption<Served>,
     generations: AtomicU64,
+    pub loads_total: AtomicU64,
+    pub load_failures_total: AtomicU64,
+    last_error: std::sync::Mutex<Option<String>>,
 }
 
 pub fn now_ms() -> i64 {
@@ -55,8 +60,23 @@ impl Live {
         self.current.load_full()
     }
 
+    /// The error of the last load when it failed (cleared by a success).
+    pub fn last_error(&self) -> Option<String> {
+        self.last_error
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn record_failure(&self, error: &SnapshotError) {
+        self.load_failures_total.fetch_add(1, Ordering::Relaxed);
+        *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.to_string());
+    }
+
     /// Publishes a fully built graph; returns its generation.
     pub fn publish(&self, graph: Graph, load_duration: Duration) -> u64 {
+        self.loads_total.fetch_add(1, Ordering::Relaxed);
+        *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
         self.current.store(Some(Arc::new(Served {
             generation,
@@ -68,57 +88,174 @@ impl Live {
     }
 }
 
-/// Serialised reloads on a thread of their own: one load at a time, and a
-/// trigger that arrives during a load queues at most one more.
+/// What asked for a reload. A signal always reloads; a poll only when the
+/// snapshot changed since the last load attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Trigger {
+    Poll,
+    Signal,
+    Initial,
+}
+
+/// Identifies the snapshot a root points at: its directory and its
+/// manifest's size and modification time, or why it cannot be resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fingerprint {
+    Snapshot {
+        dir: std::path::PathBuf,
+        manifest_len: u64,
+        manifest_modified: Option<SystemTime>,
+    },
+    Unresolvable(String),
+}
+
+impl Fingerprint {
+    pub fn of(root: &Path) -> Fingerprint {
+        match snapshot::resolve_snapshot_dir(root) {
+            Err(e) => Fingerprint::Unresolvable(e.to_string()),
+            Ok(dir) => match std::fs::metadata(dir.join("manifest.json")) {
+                Err(e) => Fingerprint::Unresolvable(format!("{}: {e}", dir.display())),
+                Ok(meta) => Fingerprint::Snapshot {
+                    dir,
+                    manifest_len: meta.len(),
+                    manifest_modified: meta.modified().ok(),
+                },
+            },
+        }
+    }
+}
+
+#[derive(Default)]
+struct Pending {
+    trigger: Option<Trigger>,
+    /// The fingerprint of the last load attempt (good or bad).
+    attempted: Option<Fingerprint>,
+}
+
+/// Serialised reloads on a thread of their own: one load at a time, and
+/// triggers that arrive during a load fold into at most one more.
 pub struct Reloader {
-    trigger: std::sync::mpsc::SyncSender<()>,
+    shared: Arc<(std::sync::Mutex<Pending>, std::sync::Condvar)>,
+    root: std::path::PathBuf,
+}
+
+/// Options of the reload thread.
+pub struct ReloadOptions {
+    pub load_threads: usize,
+    /// Test aid: sleep this long before every load.
+    pub delay: Duration,
 }
 
 impl Reloader {
-    /// Starts the reload thread. `on_swap` runs after each successful swap
-    /// (the HTTP layer drops its cache there).
+    /// Starts the reload thread and queues the first load. `on_swap` runs
+    /// after each successful swap (the HTTP layer drops its cache there);
+    /// `on_first_failure` runs when the very first load fails.
     pub fn start(
-        path: std::path::PathBuf,
+        root: std::path::PathBuf,
         live: Arc<Live>,
-        load_threads: usize,
+        options: ReloadOptions,
         on_swap: impl Fn(u64) + Send + 'static,
+        on_first_failure: impl FnOnce(&SnapshotError) + Send + 'static,
     ) -> std::io::Result<Reloader> {
-        let (trigger, triggers) = std::sync::mpsc::sync_channel::<()>(1);
-        // Loads run on their own rayon pool so that a reload never competes
-        // for the threads of anything else using the global pool.
+        let shared: Arc<(std::sync::Mutex<Pending>, std::sync::Condvar)> = Arc::default();
+        // Loads run on their own rayon pool so that a reload never takes
+        // the threads of anything else using the global pool.
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(load_threads.max(1))
+            .num_threads(options.load_threads)
             .thread_name(|i| format!("snapshot-load-{i}"))
             .build()
             .map_err(std::io::Error::other)?;
+        let reloader = Reloader {
+            shared: shared.clone(),
+            root: root.clone(),
+        };
+        reloader.request(Trigger::Initial);
+        let mut on_first_failure = Some(on_first_failure);
         std::thread::Builder::new()
             .name("snapshot-reloader".into())
-            .spawn(move || {
-                for () in triggers {
-                    match pool.install(|| build(&path)) {
-                        Ok((graph, took)) => {
-                            let (name, accounts, records) =
-                                (graph.name.clone(), graph.account_count(), graph.record_count());
-                            let generation = live.publish(graph, took);
-                            on_swap(generation);
-                            tracing::info!(
-                                snapshot = %name,
-                                generation,
-                                accounts,
-                                records,
-                                load_ms = took.as_millis() as u64,
-                                "snapshot reloaded"
-                            );
+            .spawn(move || loop {
+                let trigger = {
+                    let (lock, wake) = &*shared;
+                    let mut pending = lock.lock().unwrap_or_else(|e| e.into_inner());
+                    loop {
+                        if let Some(t) = pending.trigger.take() {
+                            break t;
                         }
-                        Err(e) => tracing::error!(error = %e, "snapshot rejected; still serving the previous one"),
+                        pending = wake.wait(pending).unwrap_or_else(|e| e.into_inner());
+                    }
+                };
+                let fingerprint = Fingerprint::of(&root);
+                {
+                    let mut pending = shared.0.lock().unwrap_or_else(|e| e.into_inner());
+                    if trigger == Trigger::Poll && pending.attempted.as_ref() == Some(&fingerprint) {
+                        continue;
+                    }
+                    pending.attempted = Some(fingerprint);
+                }
+                std::thread::sleep(options.delay);
+                match pool.install(|| build(&root)) {
+                    Ok((graph, took)) => {
+                        let (name, accounts, records, ops) = (
+                            graph.name.clone(),
+                            graph.account_count(),
+                            graph.record_count(),
+                            graph.notification_count(),
+                        );
+                        let generation = live.publish(graph, took);
+                        on_swap(generation);
+                        tracing::info!(
+                            snapshot = %name,
+                            generation,
+                            accounts,
+                            records,
+                            ops,
+                            load_ms = took.as_millis() as u64,
+                            ?trigger,
+                            "snapshot loaded"
+                        );
+                    }
+                    Err(e) => {
+                        live.record_failure(&e);
+                        tracing::error!(error = %e, ?trigger, "snapshot rejected; the previous one stays live");
+                        if trigger == Trigger::Initial {
+                            if let Some(fail) = on_first_failure.take() {
+                                fail(&e);
+                            }
+                        }
                     }
                 }
             })?;
-        Ok(Reloader { trigger })
+        Ok(reloader)
     }
 
-    /// Asks for a reload; a no-op when one is already queued.
-    pub fn request(&self) {
-        let _ = self.trigger.try_send(());
+    /// Asks for a reload; triggers pending together fold into one (the
+    /// strongest: a signal wins over a poll).
+    pub fn request(&self, trigger: Trigger) {
+        let (lock, wake) = &*self.shared;
+        let mut pending = lock.lock().unwrap_or_else(|e| e.into_inner());
+        pending.trigger = pending.trigger.max(Some(trigger));
+        wake.notify_one();
+    }
+
+    /// Polls the root every `interval`: a changed fingerprint (another
+    /// snapshot named by CURRENT, or its manifest rewritten) queues a
+    /// reload. The same broken snapshot is not retried until it changes.
+    pub fn poll_every(self: &Arc<Self>, interval: Duration) -> std::io::Result<()> {
+        let reloader = self.clone();
+        std::thread::Builder::new()
+            .name("snapshot-poller".into())
+            .spawn(move || loop {
+                std::thread::sleep(interval);
+                let now = Fingerprint::of(&reloader.root);
+                let changed = {
+                    let pending = reloader.shared.0.lock().unwrap_or_else(|e| e.into_inner());
+                    pending.attempted.as_ref().is_some_and(|a| *a != now)
+                };
+                if changed {
+                    tracing::info!("snapshot changed on disk; reloading");
+                    reloader.request(Trigger::Poll);
+                }
+            })
+            .map(|_| ())
     }
 }

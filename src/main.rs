@@ -1,10 +1,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Parser;
 use followgraph::config::{Cli, Command, GenerateConfig, ServeConfig, DEFAULT_SNAPSHOT};
 use followgraph::http::{self, AppState};
-use followgraph::live::{self, Live, Reloader};
+use followgraph::live::{Live, ReloadOptions, Reloader, Trigger};
 
 fn main() {
     tracing_subscriber::fmt()
@@ -36,24 +37,9 @@ fn snapshot_path(config: &ServeConfig) -> PathBuf {
 }
 
 fn serve(config: ServeConfig) -> Result<(), String> {
-    let path = snapshot_path(&config);
-    let (graph, took) = live::build(&path).map_err(|e| format!("cannot load snapshot: {e}"))?;
-    tracing::info!(
-        snapshot = %graph.name,
-        accounts = graph.account_count(),
-        records = graph.record_count(),
-        notifications = graph.notification_count(),
-        load_ms = took.as_millis() as u64,
-        "snapshot loaded"
-    );
+    let root = snapshot_path(&config);
     let live = Arc::new(Live::default());
-    live.publish(graph, took);
     let state = Arc::new(AppState::new(live.clone(), &config));
-    let cache_owner = state.clone();
-    let reloader = Reloader::start(path, live, rayon::current_num_threads(), move |_| {
-        cache_owner.cache.clear()
-    })
-    .map_err(|e| format!("cannot start the reloader: {e}"))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -65,10 +51,39 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
-        // Registered before "listening" is printed: from then on a SIGHUP
+        // Registered before anything can be signalled: from here on SIGHUP
         // reloads instead of killing the process.
         let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
             .map_err(|e| format!("cannot listen for SIGHUP: {e}"))?;
+        let cache_owner = state.clone();
+        let options = ReloadOptions {
+            load_threads: match config.load_threads {
+                0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+                n => n,
+            },
+            delay: Duration::from_millis(config.debug_load_delay_ms),
+        };
+        // The first load runs in the background: /health answers and
+        // /ready says 503 meanwhile; a first snapshot that fails to load
+        // ends the process.
+        let reloader = Arc::new(
+            Reloader::start(
+                root,
+                live,
+                options,
+                move |_| cache_owner.cache.clear(),
+                |e| {
+                    eprintln!("followgraph: cannot load snapshot: {e}");
+                    std::process::exit(1);
+                },
+            )
+            .map_err(|e| format!("cannot start the reloader: {e}"))?,
+        );
+        if config.poll_interval > 0 {
+            reloader
+                .poll_every(Duration::from_secs(config.poll_interval))
+                .map_err(|e| format!("cannot start the poller: {e}"))?;
+        }
         tokio::spawn(reload_on_sighup(hangup, reloader));
         println!("listening on http://{addr}");
         use std::io::Write;
@@ -79,10 +94,10 @@ fn serve(config: ServeConfig) -> Result<(), String> {
     })
 }
 
-async fn reload_on_sighup(mut hangup: tokio::signal::unix::Signal, reloader: Reloader) {
+async fn reload_on_sighup(mut hangup: tokio::signal::unix::Signal, reloader: Arc<Reloader>) {
     while hangup.recv().await.is_some() {
         tracing::info!("SIGHUP: reloading the snapshot");
-        reloader.request();
+        reloader.request(Trigger::Signal);
     }
 }
 

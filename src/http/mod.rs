@@ -3,10 +3,12 @@
 //! Everything else (routing rules, validation, answers) is the engine's.
 
 mod cache;
+mod metrics;
 
 use std::convert::Infallible;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use warp::http::{header, HeaderValue, Method, Response, StatusCode};
@@ -15,6 +17,7 @@ use warp::reply::Response as WarpResponse;
 use warp::{Filter, Rejection};
 
 pub use cache::{CacheKey, ResponseCache};
+pub use metrics::Metrics;
 
 use crate::config::ServeConfig;
 use crate::error::ApiError;
@@ -29,6 +32,7 @@ pub struct AppState {
     pub live: Arc<Live>,
     pub cache: ResponseCache,
     pub max_limit: u64,
+    pub metrics: Metrics,
 }
 
 impl AppState {
@@ -40,6 +44,7 @@ impl AppState {
                 config.cache_max_bytes,
             ),
             max_limit: config.max_limit,
+            metrics: Metrics::default(),
         }
     }
 }
@@ -48,21 +53,31 @@ impl AppState {
 pub fn routes(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (WarpResponse,), Error = Infallible> + Clone {
-    let api = endpoint(Endpoint::ListDetails, &state)
-        .or(endpoint(Endpoint::UserBadges, &state))
-        .unify()
-        .or(endpoint(Endpoint::ListBadges, &state))
-        .unify()
-        .or(endpoint(Endpoint::LeaderboardSearch, &state))
-        .unify()
-        .or(endpoint(Endpoint::UserNotifications, &state))
-        .unify()
-        .or(endpoint(Endpoint::UserFollowers, &state))
-        .unify()
-        .or(endpoint(Endpoint::ListFollowers, &state))
-        .unify()
-        .or(unknown_path())
-        .unify();
+    let api = operation("/health", &state, |_| {
+        json_response(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#))
+    })
+    .or(operation("/ready", &state, ready))
+    .unify()
+    .or(operation("/metrics", &state, metrics_text))
+    .unify()
+    .or(operation("/api/v1/snapshot", &state, snapshot_info))
+    .unify()
+    .or(endpoint(Endpoint::ListDetails, &state))
+    .unify()
+    .or(endpoint(Endpoint::UserBadges, &state))
+    .unify()
+    .or(endpoint(Endpoint::ListBadges, &state))
+    .unify()
+    .or(endpoint(Endpoint::LeaderboardSearch, &state))
+    .unify()
+    .or(endpoint(Endpoint::UserNotifications, &state))
+    .unify()
+    .or(endpoint(Endpoint::UserFollowers, &state))
+    .unify()
+    .or(endpoint(Endpoint::ListFollowers, &state))
+    .unify()
+    .or(unknown_path(&state))
+    .unify();
     api.recover(recover).unify().map(|mut r: WarpResponse| {
         r.headers_mut().insert(
             header::ACCESS_CONTROL_ALLOW_ORIGIN,
@@ -90,20 +105,119 @@ fn endpoint(ep: Endpoint, state: &Arc<AppState>) -> warp::filters::BoxedFilter<(
                     (decoded, Some(route)) if route.endpoint == ep => (decoded, route),
                     _ => return Err(warp::reject::not_found()),
                 };
-                answer(&state, &method, decoded, &route, &query).map_err(warp::reject::custom)
+                let started = Instant::now();
+                let result = answer(&state, &method, decoded, &route, &query);
+                state
+                    .metrics
+                    .observe(Some(ep), status_of(&result), started.elapsed());
+                result.map_err(warp::reject::custom)
             }
         })
         .boxed()
 }
 
+fn status_of(result: &Result<WarpResponse, ApiError>) -> u16 {
+    match result {
+        Ok(r) => r.status().as_u16(),
+        Err(e) => e.status(),
+    }
+}
+
 /// Runs last: the path matched no endpoint.
-fn unknown_path() -> impl Filter<Extract = (WarpResponse,), Error = Rejection> + Clone {
-    warp::path::full().and_then(|path: FullPath| async move {
-        Err::<WarpResponse, _>(match request::route(path.as_str()) {
-            (decoded, None) => warp::reject::custom(ApiError::UnknownPath(decoded)),
-            (_, Some(_)) => warp::reject::not_found(),
-        })
+fn unknown_path(
+    state: &Arc<AppState>,
+) -> impl Filter<Extract = (WarpResponse,), Error = Rejection> + Clone {
+    let state = state.clone();
+    warp::path::full().and_then(move |path: FullPath| {
+        let state = state.clone();
+        async move {
+            Err::<WarpResponse, _>(match request::route(path.as_str()) {
+                (decoded, None) => {
+                    state.metrics.observe(None, 404, Duration::ZERO);
+                    warp::reject::custom(ApiError::UnknownPath(decoded))
+                }
+                (_, Some(_)) => warp::reject::not_found(),
+            })
+        }
     })
+}
+
+/// An operations endpoint at exactly `path` (GET and HEAD).
+fn operation(
+    path: &'static str,
+    state: &Arc<AppState>,
+    render: fn(&AppState) -> WarpResponse,
+) -> warp::filters::BoxedFilter<(WarpResponse,)> {
+    let state = state.clone();
+    warp::method()
+        .and(warp::path::full())
+        .and_then(move |method: Method, full: FullPath| {
+            let state = state.clone();
+            async move {
+                if full.as_str() != path {
+                    return Err(warp::reject::not_found());
+                }
+                let started = Instant::now();
+                let result = if method == Method::GET || method == Method::HEAD {
+                    Ok(render(&state))
+                } else {
+                    Err(ApiError::MethodNotAllowed {
+                        method: method.as_str().to_owned(),
+                        path: path.to_owned(),
+                    })
+                };
+                state
+                    .metrics
+                    .observe(None, status_of(&result), started.elapsed());
+                result.map_err(warp::reject::custom)
+            }
+        })
+        .boxed()
+}
+
+fn ready(state: &AppState) -> WarpResponse {
+    match state.live.current() {
+        Some(_) => json_response(StatusCode::OK, Bytes::from_static(br#"{"status":"ready"}"#)),
+        None => json_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Bytes::from_static(br#"{"status":"loading"}"#),
+        ),
+    }
+}
+
+fn metrics_text(state: &AppState) -> WarpResponse {
+    let text = state
+        .metrics
+        .render(&state.live, state.cache.len(), state.cache.bytes());
+    let mut r = Response::new(Bytes::from(text).into());
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4"),
+    );
+    r
+}
+
+fn snapshot_info(state: &AppState) -> WarpResponse {
+    let Some(served) = state.live.current() else {
+        let e = ApiError::NotReady;
+        return json_response(StatusCode::SERVICE_UNAVAILABLE, Bytes::from(e.body()));
+    };
+    let g = &served.graph;
+    let tables: serde_json::Map<String, serde_json::Value> = crate::snapshot::TABLE_NAMES
+        .iter()
+        .zip(g.table_counts.as_array())
+        .map(|(name, rows)| (name.to_string(), rows.into()))
+        .collect();
+    let body = serde_json::json!({
+        "name": g.name,
+        "generation": served.generation,
+        "created_at": g.created_at,
+        "loaded_at": crate::time::format_iso_ms(served.loaded_at_ms),
+        "load_duration_ms": served.load_duration.as_millis() as u64,
+        "tables": tables,
+        "last_error": state.live.last_error(),
+    });
+    json_response(StatusCode::OK, Bytes::from(body.to_string()))
 }
 
 fn json_response(status: StatusCode, body: Bytes) -> WarpResponse {
@@ -164,9 +278,11 @@ fn answer(
     };
     if !req.fresh {
         if let Some(body) = state.cache.get(&key) {
+            state.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(json_response(StatusCode::OK, body));
         }
     }
+    state.metrics.cache_misses.fetch_add(1, Ordering::Relaxed);
     let body = Bytes::from(query::render(graph, &req, &target, now_ms()));
     state.cache.insert(key, body.clone());
     Ok(json_response(StatusCode::OK, body))

@@ -1,0 +1,209 @@
+//! Request metrics (lock-free counters) and the Prometheus text exposition
+//! of them plus the live snapshot's facts.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::live::Live;
+use crate::request::Endpoint;
+use crate::snapshot::TABLE_NAMES;
+
+/// Endpoint labels: the seven endpoints, then `other` (unknown paths and
+/// the operations endpoints).
+const LABELS: usize = 8;
+const OTHER: usize = 7;
+const STATUSES: [u16; 9] = [200, 204, 400, 404, 405, 414, 431, 500, 503];
+/// Histogram bucket upper bounds in seconds.
+const BUCKETS: [f64; 12] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
+];
+
+fn label(i: usize) -> &'static str {
+    Endpoint::ALL.get(i).map_or("other", |e| e.name())
+}
+
+#[derive(Default)]
+struct Histogram {
+    /// Per bucket (non-cumulative), the last slot is +Inf.
+    counts: [AtomicU64; BUCKETS.len() + 1],
+    sum_nanos: AtomicU64,
+}
+
+#[derive(Default)]
+pub struct Metrics {
+    /// `[endpoint][status index]`; the last status slot counts the rest.
+    requests: [[AtomicU64; STATUSES.len() + 1]; LABELS],
+    latency: [Histogram; LABELS],
+    pub cache_hits: AtomicU64,
+    pub cache_misses: AtomicU64,
+}
+
+impl Metrics {
+    /// Records one answered request (`endpoint` None: `other`).
+    pub fn observe(&self, endpoint: Option<Endpoint>, status: u16, took: Duration) {
+        let e = endpoint.map_or(OTHER, |ep| {
+            Endpoint::ALL.iter().position(|x| *x == ep).unwrap_or(OTHER)
+        });
+        let s = STATUSES
+            .iter()
+            .position(|&x| x == status)
+            .unwrap_or(STATUSES.len());
+        self.requests[e][s].fetch_add(1, Ordering::Relaxed);
+        let secs = took.as_secs_f64();
+        let b = BUCKETS
+            .iter()
+            .position(|&le| secs <= le)
+            .unwrap_or(BUCKETS.len());
+        let h = &self.latency[e];
+        h.counts[b].fetch_add(1, Ordering::Relaxed);
+        h.sum_nanos.fetch_add(
+            u64::try_from(took.as_nanos()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// The Prometheus text format (version 0.0.4).
+    pub fn render(&self, live: &Live, cache_entries: usize, cache_bytes: usize) -> String {
+        let mut out = String::with_capacity(8192);
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        out.push_str(
+            "# HELP followgraph_requests_total Requests answered, by endpoint and status.\n",
+        );
+        out.push_str("# TYPE followgraph_requests_total counter\n");
+        for (e, row) in self.requests.iter().enumerate() {
+            for (s, count) in row.iter().enumerate() {
+                let n = load(count);
+                if n > 0 {
+                    let status = STATUSES.get(s).map_or("other".to_owned(), u16::to_string);
+                    let _ = writeln!(
+                        out,
+                        "followgraph_requests_total{{endpoint=\"{}\",status=\"{status}\"}} {n}",
+                        label(e)
+                    );
+                }
+            }
+        }
+        out.push_str(
+            "# HELP followgraph_request_duration_seconds Time to answer a request, by endpoint.\n",
+        );
+        out.push_str("# TYPE followgraph_request_duration_seconds histogram\n");
+        for (e, h) in self.latency.iter().enumerate() {
+            let mut cumulative = 0;
+            for (b, count) in h.counts.iter().enumerate() {
+                cumulative += load(count);
+                let le = BUCKETS.get(b).map_or("+Inf".to_owned(), f64::to_string);
+                let _ = writeln!(
+                    out,
+                    "followgraph_request_duration_seconds_bucket{{endpoint=\"{}\",le=\"{le}\"}} {cumulative}",
+                    label(e)
+                );
+            }
+            let _ = writeln!(
+                out,
+                "followgraph_request_duration_seconds_sum{{endpoint=\"{}\"}} {}",
+                label(e),
+                load(&h.sum_nanos) as f64 / 1e9
+            );
+            let _ = writeln!(
+                out,
+                "followgraph_request_duration_seconds_count{{endpoint=\"{}\"}} {cumulative}",
+                label(e)
+            );
+        }
+        let mut metric = |name: &str, kind: &str, help: &str, value: String| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+            );
+        };
+        metric(
+            "followgraph_cache_hits_total",
+            "counter",
+            "Responses served from the cache.",
+            load(&self.cache_hits).to_string(),
+        );
+        metric(
+            "followgraph_cache_misses_total",
+            "counter",
+            "Responses rendered (cache miss or cache=fresh).",
+            load(&self.cache_misses).to_string(),
+        );
+        metric(
+            "followgraph_cache_entries",
+            "gauge",
+            "Entries in the response cache.",
+            cache_entries.to_string(),
+        );
+        metric(
+            "followgraph_cache_bytes",
+            "gauge",
+            "Approximate bytes held by the response cache.",
+            cache_bytes.to_string(),
+        );
+        metric(
+            "followgraph_snapshot_loads_total",
+            "counter",
+            "Snapshots loaded and swapped in.",
+            load(&live.loads_total).to_string(),
+        );
+        metric(
+            "followgraph_snapshot_load_failures_total",
+            "counter",
+            "Snapshot loads rejected (the previous snapshot stayed live).",
+            load(&live.load_failures_total).to_string(),
+        );
+        let Some(served) = live.current() else {
+            return out;
+        };
+        let g = &served.graph;
+        metric(
+            "followgraph_snapshot_generation",
+            "gauge",
+            "Generation of the live snapshot (1 = first).",
+            served.generation.to_string(),
+        );
+        metric(
+            "followgraph_snapshot_created_at_seconds",
+            "gauge",
+            "created_at of the live snapshot (unix seconds).",
+            (g.created_at_ms as f64 / 1e3).to_string(),
+        );
+        metric(
+            "followgraph_snapshot_loaded_at_seconds",
+            "gauge",
+            "When the live snapshot was swapped in (unix seconds).",
+            (served.loaded_at_ms as f64 / 1e3).to_string(),
+        );
+        metric(
+            "followgraph_snapshot_load_duration_seconds",
+            "gauge",
+            "Time the live snapshot took to read, validate and index.",
+            served.load_duration.as_secs_f64().to_string(),
+        );
+        metric(
+            "followgraph_accounts",
+            "gauge",
+            "Accounts interned in the live snapshot.",
+            g.account_count().to_string(),
+        );
+        metric(
+            "followgraph_records",
+            "gauge",
+            "Visible records (in primary lists).",
+            g.record_count().to_string(),
+        );
+        metric(
+            "followgraph_ops",
+            "gauge",
+            "Visible ops (on primary lists), i.e. notifications.",
+            g.notification_count().to_string(),
+        );
+        out.push_str("# HELP followgraph_snapshot_rows Rows of each table of the live snapshot.\n");
+        out.push_str("# TYPE followgraph_snapshot_rows gauge\n");
+        for (table, rows) in TABLE_NAMES.iter().zip(g.table_counts.as_array()) {
+            let _ = writeln!(out, "followgraph_snapshot_rows{{table=\"{table}\"}} {rows}");
+        }
+        out
+    }
+}
