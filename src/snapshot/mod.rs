@@ -2,9 +2,9 @@
 //! validating its manifest and eight Parquet tables, and writing them.
 
 mod read;
+pub mod tables;
 #[cfg(test)]
 mod tests;
-pub mod tables;
 mod write;
 
 use std::collections::BTreeMap;
@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 
 pub use read::read_snapshot;
 pub use tables::*;
-pub use write::{publish, table_batch, table_schema, write_batch_file, write_snapshot, WriteOptions};
+pub use write::{
+    publish, table_batch, table_schema, write_batch_file, write_snapshot, WriteOptions,
+};
 
 pub const FORMAT_V1: &str = "graph-snapshot/1";
 
@@ -31,11 +33,19 @@ pub struct SnapshotError {
 
 impl SnapshotError {
     pub fn new(file: impl Into<String>, reason: impl Into<String>) -> Self {
-        SnapshotError { file: file.into(), row: None, reason: reason.into() }
+        SnapshotError {
+            file: file.into(),
+            row: None,
+            reason: reason.into(),
+        }
     }
 
     pub fn at_row(file: impl Into<String>, row: u64, reason: impl Into<String>) -> Self {
-        SnapshotError { file: file.into(), row: Some(row), reason: reason.into() }
+        SnapshotError {
+            file: file.into(),
+            row: Some(row),
+            reason: reason.into(),
+        }
     }
 }
 
@@ -119,10 +129,16 @@ pub fn resolve_snapshot_dir(path: &Path) -> Result<PathBuf, SnapshotError> {
                 }
             }
             best.map(|(_, dir)| dir).ok_or_else(|| {
-                SnapshotError::new(shown, "no CURRENT and no snapshot directory with a manifest.json")
+                SnapshotError::new(
+                    shown,
+                    "no CURRENT and no snapshot directory with a manifest.json",
+                )
             })
         }
-        Err(e) => Err(SnapshotError::new(format!("{shown}/CURRENT"), format!("cannot read: {e}"))),
+        Err(e) => Err(SnapshotError::new(
+            format!("{shown}/CURRENT"),
+            format!("cannot read: {e}"),
+        )),
     }
 }
 
@@ -130,7 +146,9 @@ pub fn is_valid_snapshot_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."
         && name != ".."
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
 }
 
 /// Resolves `path` (root or snapshot directory) and reads the snapshot.

@@ -226,7 +226,10 @@ mod tests {
     #[test]
     fn address_parse_and_format() {
         let a = parse_address("0xC9C3A4337a1bba75D0860A1A81f7B990dc607334").unwrap();
-        assert_eq!(format_address(&a), "0xc9c3a4337a1bba75d0860a1a81f7b990dc607334");
+        assert_eq!(
+            format_address(&a),
+            "0xc9c3a4337a1bba75d0860a1a81f7b990dc607334"
+        );
         assert!(parse_address("0XC9C3A4337a1bba75D0860A1A81f7B990dc607334").is_none());
         assert!(parse_address("0x123").is_none());
         assert!(parse_address("0xg9c3a4337a1bba75d0860a1a81f7b990dc607334").is_none());
@@ -235,9 +238,17 @@ mod tests {
     #[test]
     fn op_round_trip_and_rejections() {
         let t = [0xabu8; 20];
-        let tag = Op { opcode: 3, target: t, tag: "top8".into() };
+        let tag = Op {
+            opcode: 3,
+            target: t,
+            tag: "top8".into(),
+        };
         assert_eq!(Op::decode(&tag.encode()).unwrap(), tag);
-        let follow = Op { opcode: 1, target: t, tag: String::new() };
+        let follow = Op {
+            opcode: 1,
+            target: t,
+            tag: String::new(),
+        };
         assert_eq!(follow.encode().len(), 24);
         assert_eq!(Op::decode(&follow.encode()).unwrap(), follow);
         let mut bad = follow.encode();

@@ -1,0 +1,1197 @@
+//! Parquet -> validated `Tables`.
+//!
+//! Every table is read from memory (`Bytes`), its schema checked once, then
+//! its row groups decoded in parallel straight into the final row vector;
+//! the eight tables are read in parallel too. Uniqueness rules are checked
+//! by bucketing and sorting packed `(hash, row)` words and comparing only
+//! the rows whose hashes collide, which needs no per-row allocation.
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::mem::MaybeUninit;
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, TimestampSecondType, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, Schema, TimeUnit};
+use bytes::Bytes;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::ProjectionMask;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use super::tables::*;
+use super::{LoadedSnapshot, Manifest, SnapshotError, TableEntry, FORMAT_V1};
+
+const MANIFEST: &str = "manifest.json";
+const BATCH_ROWS: usize = 8192;
+const MAX_TAG_BYTES: usize = 255;
+
+/// Reads and validates the snapshot in `dir` (tables and row groups in
+/// parallel on the current rayon pool).
+pub fn read_snapshot(dir: &Path) -> Result<LoadedSnapshot, SnapshotError> {
+    let manifest = read_manifest(dir)?;
+    let created_at_ms = crate::time::parse_iso_ms(&manifest.created_at).ok_or_else(|| {
+        SnapshotError::new(
+            MANIFEST,
+            format!(
+                "created_at {:?} is not an ISO 8601 UTC time like 2026-11-20T12:00:00.000Z",
+                manifest.created_at
+            ),
+        )
+    })?;
+    let mut entries: Vec<&TableEntry> = Vec::with_capacity(TABLE_NAMES.len());
+    for name in TABLE_NAMES {
+        let entry = manifest.tables.get(name).ok_or_else(|| {
+            SnapshotError::new(MANIFEST, format!("no entry for table `{name}` in `tables`"))
+        })?;
+        if !is_plain_file_name(&entry.file) {
+            return Err(SnapshotError::new(
+                MANIFEST,
+                format!(
+                    "table `{name}` names file {:?}, which is not a plain file name in the snapshot directory",
+                    entry.file
+                ),
+            ));
+        }
+        entries.push(entry);
+    }
+    let tables = read_tables(dir, &entries)?;
+    Ok(LoadedSnapshot {
+        name: dir_name(dir),
+        dir: dir.to_path_buf(),
+        manifest,
+        created_at_ms,
+        tables,
+    })
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest, SnapshotError> {
+    let text = std::fs::read(dir.join(MANIFEST))
+        .map_err(|e| SnapshotError::new(MANIFEST, format!("cannot read: {e}")))?;
+    let manifest: Manifest = serde_json::from_slice(&text)
+        .map_err(|e| SnapshotError::new(MANIFEST, format!("malformed manifest: {e}")))?;
+    if manifest.format != FORMAT_V1 {
+        return Err(SnapshotError::new(
+            MANIFEST,
+            format!(
+                "unknown format version {:?} (expected {FORMAT_V1:?})",
+                manifest.format
+            ),
+        ));
+    }
+    Ok(manifest)
+}
+
+/// A file name the manifest may use: one path component inside the
+/// snapshot directory, never a way out of it.
+fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && !name.contains("..")
+        && !name.contains(['/', '\\', '\0'])
+        && !Path::new(name).is_absolute()
+}
+
+fn dir_name(dir: &Path) -> String {
+    if let Some(name) = dir.file_name() {
+        return name.to_string_lossy().into_owned();
+    }
+    std::fs::canonicalize(dir)
+        .ok()
+        .as_deref()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+fn read_tables(dir: &Path, entries: &[&TableEntry]) -> Result<Tables, SnapshotError> {
+    let [lists_e, primary_e, records_e, tags_e, ops_e, ens_e, events_e, badges_e] = entries else {
+        unreachable!("one entry per table");
+    };
+    let (mut lists, mut primary, mut records, mut tags) = (None, None, None, None);
+    let (mut ops, mut ens, mut events, mut badges) = (None, None, None, None);
+    rayon::scope(|s| {
+        // Largest tables first, so they start while the small ones fill gaps.
+        s.spawn(|_| ops = Some(read_list_ops(dir, ops_e)));
+        s.spawn(|_| records = Some(read_list_records(dir, records_e)));
+        s.spawn(|_| tags = Some(read_list_record_tags(dir, tags_e)));
+        s.spawn(|_| lists = Some(read_lists(dir, lists_e)));
+        s.spawn(|_| primary = Some(read_primary_lists(dir, primary_e)));
+        s.spawn(|_| ens = Some(read_ens(dir, ens_e)));
+        s.spawn(|_| events = Some(read_badge_events(dir, events_e)));
+        s.spawn(|_| badges = Some(read_badges(dir, badges_e)));
+    });
+    // Errors are reported in table order, whichever thread found them first.
+    let done = "every table task ran";
+    let tables = Tables {
+        lists: lists.expect(done)?,
+        primary_lists: primary.expect(done)?,
+        list_records: records.expect(done)?,
+        list_record_tags: tags.expect(done)?,
+        list_ops: ops.expect(done)?,
+        ens: ens.expect(done)?,
+        badge_events: events.expect(done)?,
+        badges: badges.expect(done)?,
+    };
+    let known: HashSet<i64> = tables.badge_events.iter().map(|e| e.event_id).collect();
+    if let Some((row, b)) = tables
+        .badges
+        .iter()
+        .enumerate()
+        .find(|(_, b)| !known.contains(&b.event_id))
+    {
+        return Err(SnapshotError::at_row(
+            &badges_e.file,
+            row as u64,
+            format!(
+                "event_id {} is not in badge_events ({})",
+                b.event_id, events_e.file
+            ),
+        ));
+    }
+    Ok(tables)
+}
+
+// ---------------------------------------------------------------------------
+// Column specifications and typed access
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Address,
+    TokenId,
+    Timestamp,
+    Seq,
+    Op,
+    Int64,
+    Int32,
+    Text,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Spec {
+    name: &'static str,
+    kind: Kind,
+    nullable: bool,
+}
+
+const fn req(name: &'static str, kind: Kind) -> Spec {
+    Spec {
+        name,
+        kind,
+        nullable: false,
+    }
+}
+
+const fn opt(name: &'static str, kind: Kind) -> Spec {
+    Spec {
+        name,
+        kind,
+        nullable: true,
+    }
+}
+
+fn is_text(t: &DataType) -> bool {
+    matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+}
+
+/// Checks the type of `spec`'s column; `Err` is the reason.
+fn check_type(spec: &Spec, t: &DataType) -> Result<(), String> {
+    let ok = match spec.kind {
+        Kind::Address | Kind::Text => is_text(t),
+        Kind::TokenId | Kind::Seq => matches!(t, DataType::UInt64 | DataType::Int64),
+        Kind::Timestamp => match t {
+            DataType::Timestamp(_, Some(_)) => true,
+            DataType::Timestamp(unit, None) => {
+                return Err(format!(
+                    "column `{}` has type Timestamp({unit:?}) without a time zone: it must be a TIMESTAMP adjusted to UTC",
+                    spec.name
+                ))
+            }
+            _ => false,
+        },
+        Kind::Op => matches!(
+            t,
+            DataType::Binary | DataType::LargeBinary | DataType::BinaryView
+        ),
+        Kind::Int64 => *t == DataType::Int64,
+        Kind::Int32 => *t == DataType::Int32,
+    };
+    if ok {
+        return Ok(());
+    }
+    let expected = match spec.kind {
+        Kind::Address => "Utf8 (an address)",
+        Kind::Text => "Utf8",
+        Kind::TokenId | Kind::Seq => "UInt64 (or non-negative Int64)",
+        Kind::Timestamp => "a Timestamp adjusted to UTC",
+        Kind::Op => "Binary",
+        Kind::Int64 => "Int64",
+        Kind::Int32 => "Int32",
+    };
+    Err(format!(
+        "column `{}` has type {t}, expected {expected}",
+        spec.name
+    ))
+}
+
+/// The schema check: every specified column present with an accepted type.
+/// Returns the root column indices to decode.
+fn check_schema(file: &str, schema: &Schema, specs: &[Spec]) -> Result<Vec<usize>, SnapshotError> {
+    let mut roots = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let index = schema
+            .index_of(spec.name)
+            .map_err(|_| SnapshotError::new(file, format!("missing column `{}`", spec.name)))?;
+        check_type(spec, schema.field(index).data_type())
+            .map_err(|reason| SnapshotError::new(file, reason))?;
+        roots.push(index);
+    }
+    roots.sort_unstable();
+    roots.dedup();
+    Ok(roots)
+}
+
+enum Data<'a> {
+    Utf8(&'a arrow_array::StringArray),
+    LargeUtf8(&'a arrow_array::LargeStringArray),
+    Utf8View(&'a arrow_array::StringViewArray),
+    Binary(&'a arrow_array::BinaryArray),
+    LargeBinary(&'a arrow_array::LargeBinaryArray),
+    BinaryView(&'a arrow_array::BinaryViewArray),
+    UInt64(&'a [u64]),
+    Int64(&'a [i64]),
+    Int32(&'a [i32]),
+    /// Raw values and the factor to milliseconds: `Mul(1000)` for seconds,
+    /// `Div(n)` for finer units.
+    Timestamp(&'a [i64], TsScale),
+}
+
+#[derive(Clone, Copy)]
+enum TsScale {
+    Mul(i64),
+    Div(i64),
+}
+
+/// One column of one batch, typed.
+struct Column<'a> {
+    name: &'static str,
+    /// Whether the spec lets this column hold nulls (the accessors used
+    /// must agree: `opt_*` for nullable columns, the others otherwise).
+    nullable: bool,
+    /// The array when it holds any null (checked per row only then).
+    nulls: Option<&'a dyn Array>,
+    data: Data<'a>,
+}
+
+impl<'a> Column<'a> {
+    fn new(batch: &'a RecordBatch, spec: &Spec) -> Result<Column<'a>, String> {
+        let array = batch
+            .column_by_name(spec.name)
+            .ok_or_else(|| format!("missing column `{}`", spec.name))?;
+        check_type(spec, array.data_type())?;
+        let data = match array.data_type() {
+            DataType::Utf8 => Data::Utf8(array.as_string::<i32>()),
+            DataType::LargeUtf8 => Data::LargeUtf8(array.as_string::<i64>()),
+            DataType::Utf8View => Data::Utf8View(array.as_string_view()),
+            DataType::Binary => Data::Binary(array.as_binary::<i32>()),
+            DataType::LargeBinary => Data::LargeBinary(array.as_binary::<i64>()),
+            DataType::BinaryView => Data::BinaryView(array.as_binary_view()),
+            DataType::UInt64 => Data::UInt64(array.as_primitive::<UInt64Type>().values()),
+            DataType::Int64 => Data::Int64(array.as_primitive::<Int64Type>().values()),
+            DataType::Int32 => Data::Int32(array.as_primitive::<Int32Type>().values()),
+            DataType::Timestamp(unit, _) => {
+                let (values, scale): (&[i64], _) = match unit {
+                    TimeUnit::Second => (
+                        array.as_primitive::<TimestampSecondType>().values(),
+                        TsScale::Mul(1000),
+                    ),
+                    TimeUnit::Millisecond => (
+                        array.as_primitive::<TimestampMillisecondType>().values(),
+                        TsScale::Div(1),
+                    ),
+                    TimeUnit::Microsecond => (
+                        array.as_primitive::<TimestampMicrosecondType>().values(),
+                        TsScale::Div(1000),
+                    ),
+                    TimeUnit::Nanosecond => (
+                        array.as_primitive::<TimestampNanosecondType>().values(),
+                        TsScale::Div(1_000_000),
+                    ),
+                };
+                Data::Timestamp(values, scale)
+            }
+            other => return Err(format!("column `{}` has type {other}", spec.name)),
+        };
+        Ok(Column {
+            name: spec.name,
+            nullable: spec.nullable,
+            nulls: (array.null_count() > 0).then_some(array.as_ref()),
+            data,
+        })
+    }
+
+    #[inline]
+    fn is_null(&self, i: usize) -> bool {
+        self.nulls.is_some_and(|a| a.is_null(i))
+    }
+
+    #[inline]
+    fn required(&self, i: usize) -> Result<(), String> {
+        debug_assert!(!self.nullable, "column `{}` is nullable", self.name);
+        if self.is_null(i) {
+            Err(format!("null in required column `{}`", self.name))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The text at `i`, which must not be null (checked by the caller).
+    #[inline]
+    fn str_unchecked_null(&self, i: usize) -> &'a str {
+        match &self.data {
+            Data::Utf8(a) => a.value(i),
+            Data::LargeUtf8(a) => a.value(i),
+            Data::Utf8View(a) => a.value(i),
+            _ => unreachable!("text column checked by check_type"),
+        }
+    }
+
+    #[inline]
+    fn text(&self, i: usize) -> Result<&'a str, String> {
+        self.required(i)?;
+        Ok(self.str_unchecked_null(i))
+    }
+
+    #[inline]
+    fn opt_text(&self, i: usize) -> Option<&'a str> {
+        debug_assert!(self.nullable, "column `{}` is required", self.name);
+        (!self.is_null(i)).then(|| self.str_unchecked_null(i))
+    }
+
+    fn opt_string(&self, i: usize) -> Option<String> {
+        self.opt_text(i).map(str::to_owned)
+    }
+
+    #[inline]
+    fn address(&self, i: usize) -> Result<Address, String> {
+        let text = self.text(i)?;
+        parse_address(text)
+            .ok_or_else(|| format!("malformed address {text:?} in column `{}`", self.name))
+    }
+
+    #[inline]
+    fn u64(&self, i: usize) -> Result<u64, String> {
+        self.required(i)?;
+        match &self.data {
+            Data::UInt64(v) => Ok(v[i]),
+            Data::Int64(v) => u64::try_from(v[i])
+                .map_err(|_| format!("negative value {} in column `{}`", v[i], self.name)),
+            _ => unreachable!("integer column checked by check_type"),
+        }
+    }
+
+    #[inline]
+    fn token_id(&self, i: usize) -> Result<u64, String> {
+        let v = self.u64(i)?;
+        if v == 0 {
+            return Err(format!("{} must be > 0, got 0", self.name));
+        }
+        Ok(v)
+    }
+
+    #[inline]
+    fn i64(&self, i: usize) -> Result<i64, String> {
+        self.required(i)?;
+        match &self.data {
+            Data::Int64(v) => Ok(v[i]),
+            _ => unreachable!("Int64 column checked by check_type"),
+        }
+    }
+
+    fn opt_i64(&self, i: usize) -> Option<i64> {
+        debug_assert!(self.nullable, "column `{}` is required", self.name);
+        match &self.data {
+            Data::Int64(v) if !self.is_null(i) => Some(v[i]),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn i32(&self, i: usize) -> Result<i32, String> {
+        self.required(i)?;
+        match &self.data {
+            Data::Int32(v) => Ok(v[i]),
+            _ => unreachable!("Int32 column checked by check_type"),
+        }
+    }
+
+    /// Epoch milliseconds, finer units floored.
+    #[inline]
+    fn timestamp_ms(&self, i: usize) -> Result<i64, String> {
+        self.required(i)?;
+        match &self.data {
+            Data::Timestamp(v, TsScale::Div(d)) => Ok(v[i].div_euclid(*d)),
+            Data::Timestamp(v, TsScale::Mul(m)) => v[i].checked_mul(*m).ok_or_else(|| {
+                format!(
+                    "timestamp {} s in column `{}` is out of range",
+                    v[i], self.name
+                )
+            }),
+            _ => unreachable!("timestamp column checked by check_type"),
+        }
+    }
+
+    #[inline]
+    fn bytes(&self, i: usize) -> Result<&'a [u8], String> {
+        self.required(i)?;
+        Ok(match &self.data {
+            Data::Binary(a) => a.value(i),
+            Data::LargeBinary(a) => a.value(i),
+            Data::BinaryView(a) => a.value(i),
+            _ => unreachable!("binary column checked by check_type"),
+        })
+    }
+
+    /// A nullable JSON-object column, re-serialised compactly (key order
+    /// kept).
+    fn json_object(&self, i: usize) -> Result<Option<String>, String> {
+        let Some(text) = self.opt_text(i) else {
+            return Ok(None);
+        };
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(value @ serde_json::Value::Object(_)) => Ok(Some(
+                serde_json::to_string(&value).expect("a JSON value serialises"),
+            )),
+            Ok(other) => Err(format!(
+                "column `{}` must be a JSON object, found {}",
+                self.name,
+                json_kind(&other)
+            )),
+            Err(e) => Err(format!("column `{}` is not valid JSON: {e}", self.name)),
+        }
+    }
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading one table
+
+/// Reads the table file of `entry`: checksum, Parquet metadata, row count,
+/// schema, then every row group in parallel through `row`.
+fn read_table<R, F>(
+    dir: &Path,
+    entry: &TableEntry,
+    specs: &[Spec],
+    row: F,
+) -> Result<Vec<R>, SnapshotError>
+where
+    R: Send,
+    F: Fn(&[Column<'_>], usize) -> Result<R, String> + Sync,
+{
+    let file = entry.file.as_str();
+    let path: PathBuf = dir.join(file);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => Bytes::from(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SnapshotError::new(file, format!("file is missing: {e}")))
+        }
+        Err(e) => return Err(SnapshotError::new(file, format!("cannot read: {e}"))),
+    };
+    let (checksum, rows) = rayon::join(
+        || entry.sha256.as_ref().map(|_| sha256_hex(&bytes)),
+        || decode_table(file, &bytes, entry.rows, specs, &row),
+    );
+    if let (Some(want), Some(have)) = (&entry.sha256, checksum) {
+        if !want.eq_ignore_ascii_case(&have) {
+            return Err(SnapshotError::new(
+                file,
+                format!("checksum mismatch: manifest says {want}, file has {have}"),
+            ));
+        }
+    }
+    rows
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    push_hex(&mut s, &digest);
+    s
+}
+
+fn unreadable(file: &str, e: impl std::fmt::Display) -> SnapshotError {
+    SnapshotError::new(file, format!("not a readable Parquet file: {e}"))
+}
+
+fn decode_table<R, F>(
+    file: &str,
+    bytes: &Bytes,
+    manifest_rows: u64,
+    specs: &[Spec],
+    row: &F,
+) -> Result<Vec<R>, SnapshotError>
+where
+    R: Send,
+    F: Fn(&[Column<'_>], usize) -> Result<R, String> + Sync,
+{
+    let meta = ArrowReaderMetadata::load(bytes, ArrowReaderOptions::new())
+        .map_err(|e| unreadable(file, e))?;
+    let md = meta.metadata();
+    let group_rows: Vec<u64> = md
+        .row_groups()
+        .iter()
+        .map(|g| u64::try_from(g.num_rows()).unwrap_or(u64::MAX))
+        .collect();
+    let total = group_rows
+        .iter()
+        .try_fold(0u64, |a, &n| a.checked_add(n))
+        .ok_or_else(|| unreadable(file, "row group sizes overflow"))?;
+    let file_rows = md.file_metadata().num_rows();
+    if u64::try_from(file_rows).ok() != Some(total) {
+        return Err(unreadable(
+            file,
+            format!("the footer says {file_rows} rows but its row groups hold {total}"),
+        ));
+    }
+    if total != manifest_rows {
+        return Err(SnapshotError::new(
+            file,
+            format!("row count {total} differs from the manifest's {manifest_rows}"),
+        ));
+    }
+    if total > u64::from(u32::MAX) {
+        return Err(SnapshotError::new(
+            file,
+            format!("{total} rows: more than {} are not supported", u32::MAX),
+        ));
+    }
+    let roots = check_schema(file, meta.schema(), specs)?;
+    let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
+    let counts: Vec<usize> = group_rows.iter().map(|&n| n as usize).collect();
+    let mut starts = Vec::with_capacity(counts.len());
+    let mut acc = 0u64;
+    for &n in &group_rows {
+        starts.push(acc);
+        acc += n;
+    }
+    fill_parallel(file, &counts, |group, sink| {
+        let reader =
+            ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), meta.clone())
+                .with_row_groups(vec![group])
+                .with_projection(mask.clone())
+                .with_batch_size(BATCH_ROWS)
+                .build()
+                .map_err(|e| unreadable(file, e))?;
+        let mut next_row = starts[group];
+        for batch in reader {
+            let batch = batch.map_err(|e| unreadable(file, e))?;
+            let columns = specs
+                .iter()
+                .map(|spec| Column::new(&batch, spec))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|reason| SnapshotError::new(file, reason))?;
+            for i in 0..batch.num_rows() {
+                let value = row(&columns, i)
+                    .map_err(|r| SnapshotError::at_row(file, next_row + i as u64, r))?;
+                if !sink.push(value) {
+                    return Err(unreadable(
+                        file,
+                        format!("row group {group} holds more rows than its metadata says"),
+                    ));
+                }
+            }
+            next_row += batch.num_rows() as u64;
+        }
+        Ok(())
+    })
+}
+
+/// A producer's disjoint window of the output vector's spare capacity.
+struct Sink<'a, R> {
+    slots: &'a mut [MaybeUninit<R>],
+    len: usize,
+}
+
+impl<R> Sink<'_, R> {
+    #[inline]
+    fn push(&mut self, value: R) -> bool {
+        match self.slots.get_mut(self.len) {
+            Some(slot) => {
+                slot.write(value);
+                self.len += 1;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Runs `produce(g, sink)` for every group in parallel, group `g` filling
+/// exactly `counts[g]` rows of one vector, in group order. Avoids building
+/// per-group vectors and concatenating them (tables run to tens of
+/// millions of rows). The first error in group order wins.
+fn fill_parallel<R, P>(file: &str, counts: &[usize], produce: P) -> Result<Vec<R>, SnapshotError>
+where
+    R: Send,
+    P: Fn(usize, &mut Sink<'_, R>) -> Result<(), SnapshotError> + Sync,
+{
+    let total: usize = counts.iter().sum();
+    let mut out: Vec<R> = Vec::new();
+    out.try_reserve_exact(total)
+        .map_err(|e| SnapshotError::new(file, format!("cannot allocate {total} rows: {e}")))?;
+    let results: Vec<(Result<(), SnapshotError>, usize)> = {
+        let mut rest = &mut out.spare_capacity_mut()[..total];
+        let mut sinks = Vec::with_capacity(counts.len());
+        for &n in counts {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(n);
+            sinks.push(Sink {
+                slots: head,
+                len: 0,
+            });
+            rest = tail;
+        }
+        sinks
+            .into_par_iter()
+            .enumerate()
+            .map(|(group, mut sink)| {
+                let mut result = produce(group, &mut sink);
+                if result.is_ok() && sink.len != sink.slots.len() {
+                    result = Err(unreadable(
+                        file,
+                        format!(
+                            "row group {group} holds {} rows, its metadata says {}",
+                            sink.len,
+                            sink.slots.len()
+                        ),
+                    ));
+                }
+                (result, sink.len)
+            })
+            .collect()
+    };
+    let first_error = results.iter().find_map(|(r, _)| r.as_ref().err().cloned());
+    match first_error {
+        None => {
+            // SAFETY: every group succeeded and so initialised all of its
+            // `counts[g]` slots; the groups tile `0..total` exactly.
+            unsafe { out.set_len(total) };
+            Ok(out)
+        }
+        Some(err) => {
+            let base = out.as_mut_ptr();
+            let mut start = 0;
+            for ((_, written), &n) in results.iter().zip(counts) {
+                // SAFETY: group g initialised exactly its first `written`
+                // slots, starting at `start`; `out`'s length stays 0, so
+                // they are dropped here once and never again.
+                unsafe {
+                    std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
+                        base.add(start),
+                        *written,
+                    ));
+                }
+                start += n;
+            }
+            Err(err)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Uniqueness
+
+/// FxHash-style word mixing with a final avalanche (only the top 32 bits
+/// are used).
+#[derive(Clone, Copy)]
+struct Mix(u64);
+
+impl Mix {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+
+    fn new() -> Self {
+        Mix(0)
+    }
+
+    #[inline]
+    fn word(self, w: u64) -> Self {
+        Mix((self.0.rotate_left(5) ^ w).wrapping_mul(Self::K))
+    }
+
+    #[inline]
+    fn bytes(mut self, b: &[u8]) -> Self {
+        let mut chunks = b.chunks_exact(8);
+        for c in &mut chunks {
+            self = self.word(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.word(u64::from_le_bytes(tail)).word(b.len() as u64)
+    }
+
+    #[inline]
+    fn address(self, a: &Address) -> Self {
+        self.bytes(a)
+    }
+
+    #[inline]
+    fn finish(self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+/// Rows per hash bucket `first_duplicate` aims at (a bucket's words then
+/// sort inside the L1/L2 cache).
+const BUCKET_ROWS: usize = 2048;
+
+/// The earliest row whose key equals an earlier row's key, as
+/// `(first, duplicate)`, or `None` when all keys are distinct.
+///
+/// Each row's 64-bit key hash is split: its top bits pick a bucket, its
+/// next 32 bits are packed with the row number into one word. One
+/// counting pass scatters the words into their buckets (rows ascending in
+/// each), then every bucket is sorted and scanned on its own, in parallel;
+/// rows are compared (`eq`) only where hashes collide. No per-row
+/// allocation, and no global sort.
+pub(super) fn first_duplicate<T, H, E>(items: &[T], hash: H, eq: E) -> Option<(usize, usize)>
+where
+    T: Sync,
+    H: Fn(&T) -> u64 + Sync,
+    E: Fn(&T, &T) -> bool + Sync,
+{
+    let n = items.len();
+    if n < 2 {
+        return None;
+    }
+    assert!(n <= u32::MAX as usize, "row numbers are packed in 32 bits");
+    let bucket_bits = (usize::BITS - (n / BUCKET_ROWS).leading_zeros()).min(24);
+    let buckets = 1usize << bucket_bits;
+    let bucket_of = |h: u64| {
+        if bucket_bits == 0 {
+            0
+        } else {
+            (h >> (64 - bucket_bits)) as usize
+        }
+    };
+    let hashes: Vec<u64> = items.par_iter().map(&hash).collect();
+    let mut starts = vec![0usize; buckets + 1];
+    for &h in &hashes {
+        starts[bucket_of(h) + 1] += 1;
+    }
+    for b in 0..buckets {
+        starts[b + 1] += starts[b];
+    }
+    let mut words = vec![0u64; n];
+    let mut next = starts[..buckets].to_vec();
+    for (row, &h) in hashes.iter().enumerate() {
+        let b = bucket_of(h);
+        words[next[b]] = ((h << bucket_bits) >> 32 << 32) | row as u64;
+        next[b] += 1;
+    }
+    drop(hashes);
+    let mut slices = Vec::with_capacity(buckets);
+    let mut rest = words.as_mut_slice();
+    for b in 0..buckets {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(starts[b + 1] - starts[b]);
+        slices.push(head);
+        rest = tail;
+    }
+    slices
+        .into_par_iter()
+        .with_min_len(16)
+        .filter_map(|bucket| {
+            bucket.sort_unstable();
+            first_duplicate_in_bucket(bucket, items, &eq)
+        })
+        .min_by_key(|&(_, dup)| dup)
+}
+
+/// The earliest duplicate among sorted `(hash32, row32)` words.
+fn first_duplicate_in_bucket<T>(
+    words: &[u64],
+    items: &[T],
+    eq: &impl Fn(&T, &T) -> bool,
+) -> Option<(usize, usize)> {
+    let row = |w: u64| (w & 0xffff_ffff) as usize;
+    let mut best: Option<(usize, usize)> = None;
+    let mut start = 0;
+    while start < words.len() {
+        let h = words[start] >> 32;
+        let mut end = start + 1;
+        while end < words.len() && words[end] >> 32 == h {
+            end += 1;
+        }
+        // Within a run rows ascend: the first j equal to an earlier i is
+        // the run's earliest duplicate.
+        'run: for j in start + 1..end {
+            let rj = row(words[j]);
+            if best.is_some_and(|(_, b)| rj >= b) {
+                break;
+            }
+            for &w in &words[start..j] {
+                let ri = row(w);
+                if eq(&items[ri], &items[rj]) {
+                    best = Some((ri, rj));
+                    break 'run;
+                }
+            }
+        }
+        start = end;
+    }
+    best
+}
+
+/// Applies `first_duplicate` and turns a hit into the error for the later
+/// row.
+fn unique<T, H, E, D>(
+    file: &str,
+    items: &[T],
+    hash: H,
+    eq: E,
+    describe: D,
+) -> Result<(), SnapshotError>
+where
+    T: Sync,
+    H: Fn(&T) -> u64 + Sync,
+    E: Fn(&T, &T) -> bool + Sync,
+    D: Fn(&T) -> String,
+{
+    match first_duplicate(items, hash, eq) {
+        None => Ok(()),
+        Some((first, dup)) => Err(SnapshotError::at_row(
+            file,
+            dup as u64,
+            format!("duplicate {}, first at row {first}", describe(&items[dup])),
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The eight tables
+
+fn read_lists(dir: &Path, e: &TableEntry) -> Result<Vec<ListRow>, SnapshotError> {
+    const SPECS: [Spec; 4] = [
+        req("token_id", Kind::TokenId),
+        req("user", Kind::Address),
+        req("owner", Kind::Address),
+        req("manager", Kind::Address),
+    ];
+    let rows = read_table(dir, e, &SPECS, |c, i| {
+        Ok(ListRow {
+            token_id: c[0].token_id(i)?,
+            user: c[1].address(i)?,
+            owner: c[2].address(i)?,
+            manager: c[3].address(i)?,
+        })
+    })?;
+    unique(
+        &e.file,
+        &rows,
+        |r| Mix::new().word(r.token_id).finish(),
+        |a, b| a.token_id == b.token_id,
+        |r| format!("token_id {}", r.token_id),
+    )?;
+    Ok(rows)
+}
+
+fn read_primary_lists(dir: &Path, e: &TableEntry) -> Result<Vec<PrimaryListRow>, SnapshotError> {
+    const SPECS: [Spec; 2] = [
+        req("address", Kind::Address),
+        req("token_id", Kind::TokenId),
+    ];
+    let rows = read_table(dir, e, &SPECS, |c, i| {
+        Ok(PrimaryListRow {
+            address: c[0].address(i)?,
+            token_id: c[1].token_id(i)?,
+        })
+    })?;
+    unique(
+        &e.file,
+        &rows,
+        |r| Mix::new().address(&r.address).finish(),
+        |a, b| a.address == b.address,
+        |r| format!("address {}", format_address(&r.address)),
+    )?;
+    Ok(rows)
+}
+
+fn read_list_records(dir: &Path, e: &TableEntry) -> Result<Vec<RecordRow>, SnapshotError> {
+    const SPECS: [Spec; 3] = [
+        req("token_id", Kind::TokenId),
+        req("address", Kind::Address),
+        req("updated_at", Kind::Timestamp),
+    ];
+    let rows = read_table(dir, e, &SPECS, |c, i| {
+        Ok(RecordRow {
+            token_id: c[0].token_id(i)?,
+            address: c[1].address(i)?,
+            updated_at: c[2].timestamp_ms(i)?,
+        })
+    })?;
+    unique(
+        &e.file,
+        &rows,
+        |r| Mix::new().word(r.token_id).address(&r.address).finish(),
+        |a, b| a.token_id == b.token_id && a.address == b.address,
+        |r| {
+            format!(
+                "(token_id, address) ({}, {})",
+                r.token_id,
+                format_address(&r.address)
+            )
+        },
+    )?;
+    Ok(rows)
+}
+
+fn read_list_record_tags(dir: &Path, e: &TableEntry) -> Result<Vec<TagRow>, SnapshotError> {
+    const SPECS: [Spec; 4] = [
+        req("token_id", Kind::TokenId),
+        req("address", Kind::Address),
+        req("tag", Kind::Text),
+        req("updated_at", Kind::Timestamp),
+    ];
+    let rows = read_table(dir, e, &SPECS, |c, i| {
+        let token_id = c[0].token_id(i)?;
+        let address = c[1].address(i)?;
+        let tag = c[2].text(i)?;
+        if tag.is_empty() {
+            return Err(format!("tag is empty (must be 1 to {MAX_TAG_BYTES} bytes)"));
+        }
+        if tag.len() > MAX_TAG_BYTES {
+            return Err(format!(
+                "tag is {} bytes, longer than {MAX_TAG_BYTES}",
+                tag.len()
+            ));
+        }
+        Ok(TagRow {
+            token_id,
+            address,
+            tag: tag.to_owned(),
+            updated_at: c[3].timestamp_ms(i)?,
+        })
+    })?;
+    unique(
+        &e.file,
+        &rows,
+        |r| {
+            Mix::new()
+                .word(r.token_id)
+                .address(&r.address)
+                .bytes(r.tag.as_bytes())
+                .finish()
+        },
+        |a, b| a.token_id == b.token_id && a.address == b.address && a.tag == b.tag,
+        |r| {
+            format!(
+                "(token_id, address, tag) ({}, {}, {:?})",
+                r.token_id,
+                format_address(&r.address),
+                r.tag
+            )
+        },
+    )?;
+    Ok(rows)
+}
+
+fn read_list_ops(dir: &Path, e: &TableEntry) -> Result<Vec<OpRow>, SnapshotError> {
+    const SPECS: [Spec; 4] = [
+        req("token_id", Kind::TokenId),
+        req("seq", Kind::Seq),
+        req("op", Kind::Op),
+        req("updated_at", Kind::Timestamp),
+    ];
+    let rows = read_table(dir, e, &SPECS, |c, i| {
+        let token_id = c[0].token_id(i)?;
+        let seq = c[1].u64(i)?;
+        let op = Op::decode(c[2].bytes(i)?).map_err(|reason| format!("malformed op: {reason}"))?;
+        Ok(OpRow {
+            token_id,
+            seq,
+            op,
+            updated_at: c[3].timestamp_ms(i)?,
+        })
+    })?;
+    // Producers write ops in seq order: strictly increasing seqs are unique
+    // without a sort.
+    if !rows.par_windows(2).all(|w| w[0].seq < w[1].seq) {
+        unique(
+            &e.file,
+            &rows,
+            |r| Mix::new().word(r.seq).finish(),
+            |a, b| a.seq == b.seq,
+            |r| format!("seq {}", r.seq),
+        )?;
+    }
+    Ok(rows)
+}
+
+fn read_ens(dir: &Path, e: &TableEntry) -> Result<Vec<EnsRow>, SnapshotError> {
+    const SPECS: [Spec; 10] = [
+        req("address", Kind::Address),
+        req("name", Kind::Text),
+        opt("avatar", Kind::Text),
+        opt("header", Kind::Text),
+        opt("display", Kind::Text),
+        opt("records", Kind::Text),
+        opt("chains", Kind::Text),
+        opt("fresh", Kind::Int64),
+        opt("resolver", Kind::Text),
+        opt("errors", Kind::Text),
+    ];
+    let rows = read_table(dir, e, &SPECS, |c, i| {
+        Ok(EnsRow {
+            address: c[0].address(i)?,
+            name: c[1].text(i)?.to_owned(),
+            avatar: c[2].opt_string(i),
+            header: c[3].opt_string(i),
+            display: c[4].opt_string(i),
+            records: c[5].json_object(i)?,
+            chains: c[6].json_object(i)?,
+            fresh: c[7].opt_i64(i),
+            resolver: c[8].opt_string(i),
+            errors: c[9].json_object(i)?,
+        })
+    })?;
+    unique(
+        &e.file,
+        &rows,
+        |r| Mix::new().address(&r.address).finish(),
+        |a, b| a.address == b.address,
+        |r| format!("address {}", format_address(&r.address)),
+    )?;
+    let folded: Vec<Cow<'_, str>> = rows.par_iter().map(|r| fold_case(&r.name)).collect();
+    if let Some((first, dup)) = first_duplicate(
+        &folded,
+        |n| Mix::new().bytes(n.as_bytes()).finish(),
+        |a, b| a == b,
+    ) {
+        return Err(SnapshotError::at_row(
+            &e.file,
+            dup as u64,
+            format!(
+                "duplicate name {:?} (names are unique case-insensitively), first at row {first} ({:?})",
+                rows[dup].name, rows[first].name
+            ),
+        ));
+    }
+    Ok(rows)
+}
+
+/// Unicode lower case, borrowing when there is nothing to change.
+fn fold_case(name: &str) -> Cow<'_, str> {
+    if name
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+    {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(name.to_lowercase())
+    }
+}
+
+fn read_badge_events(dir: &Path, e: &TableEntry) -> Result<Vec<BadgeEventRow>, SnapshotError> {
+    const SPECS: [Spec; 13] = [
+        req("event_id", Kind::Int64),
+        req("position", Kind::Int32),
+        req("fancy_id", Kind::Text),
+        req("name", Kind::Text),
+        req("event_url", Kind::Text),
+        req("image_url", Kind::Text),
+        req("country", Kind::Text),
+        req("city", Kind::Text),
+        req("description", Kind::Text),
+        req("year", Kind::Int32),
+        req("start_date", Kind::Text),
+        req("end_date", Kind::Text),
+        req("expiry_date", Kind::Text),
+    ];
+    let rows = read_table(dir, e, &SPECS, |c, i| {
+        Ok(BadgeEventRow {
+            event_id: c[0].i64(i)?,
+            position: c[1].i32(i)?,
+            fancy_id: c[2].text(i)?.to_owned(),
+            name: c[3].text(i)?.to_owned(),
+            event_url: c[4].text(i)?.to_owned(),
+            image_url: c[5].text(i)?.to_owned(),
+            country: c[6].text(i)?.to_owned(),
+            city: c[7].text(i)?.to_owned(),
+            description: c[8].text(i)?.to_owned(),
+            year: c[9].i32(i)?,
+            start_date: c[10].text(i)?.to_owned(),
+            end_date: c[11].text(i)?.to_owned(),
+            expiry_date: c[12].text(i)?.to_owned(),
+        })
+    })?;
+    unique(
+        &e.file,
+        &rows,
+        |r| Mix::new().word(r.event_id as u64).finish(),
+        |a, b| a.event_id == b.event_id,
+        |r| format!("event_id {}", r.event_id),
+    )?;
+    unique(
+        &e.file,
+        &rows,
+        |r| Mix::new().word(r.position as u64).finish(),
+        |a, b| a.position == b.position,
+        |r| format!("position {}", r.position),
+    )?;
+    Ok(rows)
+}
+
+fn read_badges(dir: &Path, e: &TableEntry) -> Result<Vec<BadgeRow>, SnapshotError> {
+    const SPECS: [Spec; 4] = [
+        req("address", Kind::Address),
+        req("event_id", Kind::Int64),
+        req("token_id", Kind::Text),
+        req("owner", Kind::Text),
+    ];
+    let rows = read_table(dir, e, &SPECS, |c, i| {
+        Ok(BadgeRow {
+            address: c[0].address(i)?,
+            event_id: c[1].i64(i)?,
+            token_id: c[2].text(i)?.to_owned(),
+            owner: c[3].text(i)?.to_owned(),
+        })
+    })?;
+    unique(
+        &e.file,
+        &rows,
+        |r| {
+            Mix::new()
+                .address(&r.address)
+                .word(r.event_id as u64)
+                .finish()
+        },
+        |a, b| a.address == b.address && a.event_id == b.event_id,
+        |r| {
+            format!(
+                "(address, event_id) ({}, {})",
+                format_address(&r.address),
+                r.event_id
+            )
+        },
+    )?;
+    Ok(rows)
+}

@@ -1,0 +1,422 @@
+//! `Tables` -> a snapshot directory (Parquet files + manifest.json).
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::builder::{BinaryBuilder, StringBuilder};
+use arrow_array::{
+    ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
+    UInt64Array,
+};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use super::tables::{Address, Tables, TABLE_NAMES};
+use super::{Manifest, TableEntry, FORMAT_V1};
+
+#[derive(Clone, Debug)]
+pub struct WriteOptions {
+    /// Rows per Parquet row group.
+    pub row_group_rows: usize,
+    /// Record each file's sha256 in the manifest.
+    pub checksums: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            row_group_rows: 1 << 20,
+            checksums: true,
+        }
+    }
+}
+
+/// Writes `tables` as a complete snapshot directory `dir` (created if
+/// missing) with a manifest whose `created_at` is `created_at_ms`.
+///
+/// The eight Parquet files are written in parallel on the current rayon
+/// pool; `manifest.json` is written last (temp file + rename), so a
+/// directory whose writing was interrupted has no manifest.
+pub fn write_snapshot(
+    dir: &Path,
+    created_at_ms: i64,
+    tables: &Tables,
+    opts: &WriteOptions,
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let manifest_path = dir.join("manifest.json");
+    match std::fs::remove_file(&manifest_path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let row_group_rows = opts.row_group_rows.max(1);
+    let written: Vec<std::io::Result<(String, TableEntry)>> = TABLE_NAMES
+        .par_iter()
+        .map(|&name| {
+            let file = format!("{name}.parquet");
+            let (rows, sha256) = write_table_file(
+                &dir.join(&file),
+                name,
+                tables,
+                row_group_rows,
+                opts.checksums,
+            )?;
+            Ok((name.to_owned(), TableEntry { file, rows, sha256 }))
+        })
+        .collect();
+    let mut entries = BTreeMap::new();
+    for result in written {
+        let (name, entry) = result?;
+        entries.insert(name, entry);
+    }
+    let manifest = Manifest {
+        format: FORMAT_V1.to_owned(),
+        created_at: crate::time::format_iso_ms(created_at_ms),
+        tables: entries,
+    };
+    let mut text = serde_json::to_string_pretty(&manifest).map_err(std::io::Error::other)?;
+    text.push('\n');
+    let tmp = dir.join(format!(".manifest.json.{}.tmp", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, &manifest_path)
+}
+
+/// Points `root/CURRENT` at snapshot `name` atomically (temp file + rename).
+pub fn publish(root: &Path, name: &str) -> std::io::Result<()> {
+    let tmp = root.join(format!(".CURRENT.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, format!("{name}\n"))?;
+    std::fs::rename(&tmp, root.join("CURRENT"))
+}
+
+/// Writes one record batch as a Parquet file (snappy), whatever its schema.
+/// Low-level: lets tests write deliberately broken tables.
+pub fn write_batch_file(path: &Path, batch: &RecordBatch) -> std::io::Result<()> {
+    let file = std::fs::File::create(path)?;
+    let mut writer = ArrowWriter::try_new(file, batch.schema(), Some(writer_properties(None)))
+        .map_err(std::io::Error::other)?;
+    writer.write(batch).map_err(std::io::Error::other)?;
+    writer.close().map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+fn writer_properties(row_group_rows: Option<usize>) -> WriterProperties {
+    let mut props = WriterProperties::builder().set_compression(Compression::SNAPPY);
+    if let Some(rows) = row_group_rows {
+        props = props.set_max_row_group_row_count(Some(rows.max(1)));
+    }
+    props.build()
+}
+
+/// A `Write` that hashes what passes through it when asked to.
+struct HashingWriter<W> {
+    inner: W,
+    hasher: Option<Sha256>,
+}
+
+impl<W: Write> Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if let Some(h) = &mut self.hasher {
+            h.update(&buf[..n]);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes table `name` to `path` in row groups of `row_group_rows`,
+/// building the Arrow arrays one row group at a time. Returns the row
+/// count and, when asked, the sha256 hex of the file.
+fn write_table_file(
+    path: &Path,
+    name: &str,
+    tables: &Tables,
+    row_group_rows: usize,
+    checksum: bool,
+) -> std::io::Result<(u64, Option<String>)> {
+    let file = std::fs::File::create(path)?;
+    let sink = HashingWriter {
+        inner: file,
+        hasher: checksum.then(Sha256::new),
+    };
+    let mut writer = ArrowWriter::try_new(
+        sink,
+        table_schema(name),
+        Some(writer_properties(Some(row_group_rows))),
+    )
+    .map_err(std::io::Error::other)?;
+    let total = table_len(name, tables);
+    let mut start = 0;
+    while start < total {
+        let end = (start + row_group_rows).min(total);
+        let batch = table_batch_range(name, tables, start..end);
+        writer.write(&batch).map_err(std::io::Error::other)?;
+        writer.flush().map_err(std::io::Error::other)?;
+        start = end;
+    }
+    let sink = writer.into_inner().map_err(std::io::Error::other)?;
+    sink.inner.sync_all()?;
+    let sha = sink.hasher.map(|h| hex(&h.finalize()));
+    Ok((total as u64, sha))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    super::tables::push_hex(&mut s, bytes);
+    s
+}
+
+fn ts_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
+}
+
+fn field(name: &str, data_type: DataType) -> Field {
+    Field::new(name, data_type, false)
+}
+
+fn nullable(name: &str, data_type: DataType) -> Field {
+    Field::new(name, data_type, true)
+}
+
+/// The exact Arrow schema the writer uses for table `name`.
+///
+/// # Panics
+/// When `name` is not one of [`TABLE_NAMES`].
+pub fn table_schema(name: &str) -> SchemaRef {
+    use DataType::{Binary, Int32, Int64, UInt64, Utf8};
+    let fields = match name {
+        "lists" => vec![
+            field("token_id", UInt64),
+            field("user", Utf8),
+            field("owner", Utf8),
+            field("manager", Utf8),
+        ],
+        "primary_lists" => vec![field("address", Utf8), field("token_id", UInt64)],
+        "list_records" => vec![
+            field("token_id", UInt64),
+            field("address", Utf8),
+            field("updated_at", ts_type()),
+        ],
+        "list_record_tags" => vec![
+            field("token_id", UInt64),
+            field("address", Utf8),
+            field("tag", Utf8),
+            field("updated_at", ts_type()),
+        ],
+        "list_ops" => vec![
+            field("token_id", UInt64),
+            field("seq", UInt64),
+            field("op", Binary),
+            field("updated_at", ts_type()),
+        ],
+        "ens" => vec![
+            field("address", Utf8),
+            field("name", Utf8),
+            nullable("avatar", Utf8),
+            nullable("header", Utf8),
+            nullable("display", Utf8),
+            nullable("records", Utf8),
+            nullable("chains", Utf8),
+            nullable("fresh", Int64),
+            nullable("resolver", Utf8),
+            nullable("errors", Utf8),
+        ],
+        "badge_events" => vec![
+            field("event_id", Int64),
+            field("position", Int32),
+            field("fancy_id", Utf8),
+            field("name", Utf8),
+            field("event_url", Utf8),
+            field("image_url", Utf8),
+            field("country", Utf8),
+            field("city", Utf8),
+            field("description", Utf8),
+            field("year", Int32),
+            field("start_date", Utf8),
+            field("end_date", Utf8),
+            field("expiry_date", Utf8),
+        ],
+        "badges" => vec![
+            field("address", Utf8),
+            field("event_id", Int64),
+            field("token_id", Utf8),
+            field("owner", Utf8),
+        ],
+        other => panic!("unknown snapshot table {other:?}"),
+    };
+    Arc::new(Schema::new(fields))
+}
+
+fn table_len(name: &str, t: &Tables) -> usize {
+    match name {
+        "lists" => t.lists.len(),
+        "primary_lists" => t.primary_lists.len(),
+        "list_records" => t.list_records.len(),
+        "list_record_tags" => t.list_record_tags.len(),
+        "list_ops" => t.list_ops.len(),
+        "ens" => t.ens.len(),
+        "badge_events" => t.badge_events.len(),
+        "badges" => t.badges.len(),
+        other => panic!("unknown snapshot table {other:?}"),
+    }
+}
+
+/// All rows of table `name` as one record batch with the writer's schema.
+///
+/// # Panics
+/// When `name` is not one of [`TABLE_NAMES`].
+pub fn table_batch(name: &str, tables: &Tables) -> RecordBatch {
+    table_batch_range(name, tables, 0..table_len(name, tables))
+}
+
+fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> RecordBatch {
+    let columns: Vec<ArrayRef> = match name {
+        "lists" => {
+            let rows = &t.lists[range];
+            vec![
+                Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.token_id),
+                )),
+                addresses(rows.iter().map(|r| &r.user)),
+                addresses(rows.iter().map(|r| &r.owner)),
+                addresses(rows.iter().map(|r| &r.manager)),
+            ]
+        }
+        "primary_lists" => {
+            let rows = &t.primary_lists[range];
+            vec![
+                addresses(rows.iter().map(|r| &r.address)),
+                Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.token_id),
+                )),
+            ]
+        }
+        "list_records" => {
+            let rows = &t.list_records[range];
+            vec![
+                Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.token_id),
+                )),
+                addresses(rows.iter().map(|r| &r.address)),
+                timestamps(rows.iter().map(|r| r.updated_at)),
+            ]
+        }
+        "list_record_tags" => {
+            let rows = &t.list_record_tags[range];
+            vec![
+                Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.token_id),
+                )),
+                addresses(rows.iter().map(|r| &r.address)),
+                texts(rows.iter().map(|r| r.tag.as_str())),
+                timestamps(rows.iter().map(|r| r.updated_at)),
+            ]
+        }
+        "list_ops" => {
+            let rows = &t.list_ops[range];
+            let mut ops = BinaryBuilder::with_capacity(rows.len(), rows.len() * 25);
+            for r in rows {
+                ops.append_value(r.op.encode());
+            }
+            vec![
+                Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.token_id),
+                )),
+                Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.seq))),
+                Arc::new(ops.finish()),
+                timestamps(rows.iter().map(|r| r.updated_at)),
+            ]
+        }
+        "ens" => {
+            let rows = &t.ens[range];
+            let opt = |f: fn(&super::EnsRow) -> &Option<String>| -> ArrayRef {
+                Arc::new(StringArray::from_iter(rows.iter().map(|r| f(r).as_deref())))
+            };
+            vec![
+                addresses(rows.iter().map(|r| &r.address)),
+                texts(rows.iter().map(|r| r.name.as_str())),
+                opt(|r| &r.avatar),
+                opt(|r| &r.header),
+                opt(|r| &r.display),
+                opt(|r| &r.records),
+                opt(|r| &r.chains),
+                Arc::new(Int64Array::from_iter(rows.iter().map(|r| r.fresh))),
+                opt(|r| &r.resolver),
+                opt(|r| &r.errors),
+            ]
+        }
+        "badge_events" => {
+            let rows = &t.badge_events[range];
+            let text = |f: fn(&super::BadgeEventRow) -> &str| texts(rows.iter().map(f));
+            vec![
+                Arc::new(Int64Array::from_iter_values(
+                    rows.iter().map(|r| r.event_id),
+                )),
+                Arc::new(Int32Array::from_iter_values(
+                    rows.iter().map(|r| r.position),
+                )),
+                text(|r| &r.fancy_id),
+                text(|r| &r.name),
+                text(|r| &r.event_url),
+                text(|r| &r.image_url),
+                text(|r| &r.country),
+                text(|r| &r.city),
+                text(|r| &r.description),
+                Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.year))),
+                text(|r| &r.start_date),
+                text(|r| &r.end_date),
+                text(|r| &r.expiry_date),
+            ]
+        }
+        "badges" => {
+            let rows = &t.badges[range];
+            vec![
+                addresses(rows.iter().map(|r| &r.address)),
+                Arc::new(Int64Array::from_iter_values(
+                    rows.iter().map(|r| r.event_id),
+                )),
+                texts(rows.iter().map(|r| r.token_id.as_str())),
+                texts(rows.iter().map(|r| r.owner.as_str())),
+            ]
+        }
+        other => panic!("unknown snapshot table {other:?}"),
+    };
+    RecordBatch::try_new(table_schema(name), columns).expect("columns match the table schema")
+}
+
+fn addresses<'a>(values: impl ExactSizeIterator<Item = &'a Address>) -> ArrayRef {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut b = StringBuilder::with_capacity(values.len(), values.len() * 42);
+    let mut buf = [0u8; 42];
+    buf[0] = b'0';
+    buf[1] = b'x';
+    for addr in values {
+        for (i, &byte) in addr.iter().enumerate() {
+            buf[2 + 2 * i] = HEX[usize::from(byte >> 4)];
+            buf[3 + 2 * i] = HEX[usize::from(byte & 15)];
+        }
+        b.append_value(std::str::from_utf8(&buf).expect("ASCII hex"));
+    }
+    Arc::new(b.finish())
+}
+
+fn texts<'a>(values: impl ExactSizeIterator<Item = &'a str>) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(values))
+}
+
+fn timestamps(values: impl Iterator<Item = i64>) -> ArrayRef {
+    Arc::new(TimestampMillisecondArray::from_iter_values(values).with_timezone("UTC"))
+}
