@@ -312,6 +312,15 @@ impl Graph {
         } = snapshot;
         build_graph(name, created_at_ms, tables)
     }
+
+    /// Builds a graph straight from in-memory tables (benches, tests).
+    pub fn from_tables(
+        name: String,
+        created_at_ms: i64,
+        tables: Tables,
+    ) -> Result<Graph, SnapshotError> {
+        build_graph(name, created_at_ms, tables)
+    }
 }
 
 /// Logs the time of each build phase at debug level.
