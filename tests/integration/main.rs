@@ -12,4 +12,5 @@ mod followers;
 mod leaderboard;
 mod notifications;
 mod protocol;
+mod reload;
 mod running;

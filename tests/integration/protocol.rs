@@ -1,8 +1,6 @@
-//! HEAD, OPTIONS, CORS, the response cache and snapshot reloads.
+//! HEAD, OPTIONS, CORS and the response cache (reloads: reload.rs).
 
 use std::time::{Duration, Instant};
-
-use followgraph::snapshot::EnsRow;
 
 use crate::errors::KNOWN;
 use crate::fixtures::*;
@@ -254,73 +252,4 @@ pub fn wait_for(srv: &mut TestServer, target: &str, pred: impl Fn(&Response) -> 
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-#[test]
-fn sighup_reloads_snapshot_and_drops_cache() {
-    let mut srv = TestServer::start(&graph());
-    let before = srv.get("/api/v1/lists/1/details");
-    assert_eq!(before.json()["ens"]["name"], "alice.eth");
-    assert_no_user_found(&srv.get("/api/v1/lists/50/details"));
-    let lb = srv.get("/api/v1/leaderboard/search?term=alice");
-    assert_eq!(lb.json()["last_updated"], CREATED_AT);
-
-    // Snapshot 2: A renamed, list 50 for a new account, one second later.
-    let mut tables = graph();
-    for row in tables.ens.iter_mut() {
-        if row.name == "alice.eth" {
-            *row = EnsRow {
-                address: row.address,
-                name: "alice2.eth".into(),
-                ..Default::default()
-            };
-        }
-    }
-    let newcomer = "0x5050505050505050505050505050505050505050";
-    tables.lists.push(followgraph::snapshot::ListRow {
-        token_id: 50,
-        user: addr(newcomer),
-        owner: addr(newcomer),
-        manager: addr(newcomer),
-    });
-    tables
-        .primary_lists
-        .push(followgraph::snapshot::PrimaryListRow {
-            address: addr(newcomer),
-            token_id: 50,
-        });
-    write_and_publish(srv.root.path(), "snap-2", CREATED_AT_MS + 1000, &tables);
-    srv.signal("HUP");
-
-    wait_for(&mut srv, "/api/v1/lists/50/details", |r| r.status == 200);
-    let after = srv.get("/api/v1/lists/1/details");
-    assert_eq!(
-        after.json()["ens"]["name"],
-        "alice2.eth",
-        "{}",
-        after.text()
-    );
-    assert_eq!(
-        after.json()["ens"]["avatar"],
-        serde_json::Value::Null,
-        "{}",
-        after.text()
-    );
-    let lb = srv.get("/api/v1/leaderboard/search?term=alice");
-    assert_eq!(
-        lb.json()["last_updated"],
-        "2026-11-20T12:00:01.000Z",
-        "{}",
-        lb.text()
-    );
-    assert_eq!(
-        lb.json()["results"][0]["name"],
-        "alice2.eth",
-        "{}",
-        lb.text()
-    );
-    assert_eq!(
-        lb.json()["results"][0]["updated_at"],
-        "2026-11-20T12:00:01.000Z"
-    );
 }

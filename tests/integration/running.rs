@@ -1,7 +1,6 @@
 //! `followgraph serve`: what it serves (root, CURRENT, snapshot directory),
 //! flags and their environment variables, signals.
 
-use std::ffi::OsString;
 use std::time::Duration;
 
 use followgraph::snapshot::EnsRow;
@@ -17,16 +16,6 @@ fn last_updated(srv: &TestServer) -> String {
         .as_str()
         .expect("last_updated")
         .to_owned()
-}
-
-fn serve_args(snapshot: &std::path::Path) -> Vec<OsString> {
-    vec![
-        "serve".into(),
-        "--snapshot".into(),
-        snapshot.as_os_str().to_owned(),
-        "--listen".into(),
-        "127.0.0.1:0".into(),
-    ]
 }
 
 #[test]

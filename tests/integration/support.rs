@@ -28,6 +28,65 @@ pub fn write_and_publish(root: &Path, name: &str, created_at_ms: i64, tables: &T
     publish(root, name).unwrap_or_else(|e| panic!("publish({name}) failed: {e}"));
 }
 
+/// How long `spawn` waits for `GET /ready` to answer 200.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `serve --snapshot <snapshot> --listen 127.0.0.1:0`.
+pub fn serve_args(snapshot: &Path) -> Vec<OsString> {
+    vec![
+        "serve".into(),
+        "--snapshot".into(),
+        snapshot.as_os_str().to_owned(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+    ]
+}
+
+/// Runs the binary with `args` (inherited `FOLLOWGRAPH_*` variables
+/// removed) until it exits or `timeout` passes (then it is killed and the
+/// status is None). Returns the status, stdout and stderr.
+pub fn run_to_exit(
+    args: &[OsString],
+    envs: &[(&str, OsString)],
+    timeout: Duration,
+) -> (Option<std::process::ExitStatus>, String, String) {
+    let logs = tempfile::tempdir().expect("tempdir");
+    let out_path = logs.path().join("stdout.log");
+    let err_path = logs.path().join("stderr.log");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_followgraph"));
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(File::create(&out_path).expect("stdout log")))
+        .stderr(Stdio::from(File::create(&err_path).expect("stderr log")));
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("FOLLOWGRAPH_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("NO_COLOR", "1");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn followgraph");
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (
+        status,
+        std::fs::read_to_string(&out_path).unwrap_or_default(),
+        std::fs::read_to_string(&err_path).unwrap_or_default(),
+    )
+}
+
 pub struct TestServer {
     child: Child,
     pub port: u16,
@@ -60,10 +119,63 @@ impl TestServer {
         )
     }
 
+    /// Serves `tables` as `<root>/snap-1` (created at CREATED_AT) with
+    /// `serve --snapshot <root> --listen 127.0.0.1:0` plus `extra` flags,
+    /// and waits until it is ready.
+    pub fn start_args(tables: &Tables, extra: &[&str]) -> TestServer {
+        let root = tempfile::tempdir().expect("tempdir");
+        write_and_publish(root.path(), "snap-1", CREATED_AT_MS, tables);
+        let mut args = serve_args(root.path());
+        args.extend(extra.iter().map(OsString::from));
+        Self::spawn(root, &args, &[])
+    }
+
     /// Runs the binary with `args` and extra environment `envs` (every
     /// inherited `FOLLOWGRAPH_*` variable is removed first); `root` is kept
-    /// alive as long as the server.
+    /// alive as long as the server. Returns once the server printed its
+    /// listening line AND `GET /ready` answers 200 (its first snapshot is
+    /// loaded).
     pub fn spawn(
+        root: tempfile::TempDir,
+        args: &[OsString],
+        envs: &[(&str, OsString)],
+    ) -> TestServer {
+        let mut srv = Self::spawn_unready(root, args, envs);
+        srv.wait_ready(READY_TIMEOUT);
+        srv
+    }
+
+    /// Polls `GET /ready` until it answers 200; panics (with the server's
+    /// stderr) when the server exits or `timeout` passes first.
+    pub fn wait_ready(&mut self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.exited() {
+                panic!(
+                    "the server exited ({status}) before /ready answered 200; stderr:\n{}",
+                    self.stderr_log()
+                );
+            }
+            let last = self.try_get("/ready");
+            if let Ok(resp) = &last {
+                if resp.status == 200 {
+                    return;
+                }
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "GET /ready still {:?} after {timeout:?}; server stderr:\n{}",
+                    last.map(|r| format!("{} {}", r.status, String::from_utf8_lossy(&r.body))),
+                    self.stderr_log()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Like `spawn`, but returns as soon as the listening line is printed,
+    /// without waiting for the first snapshot to be loaded.
+    pub fn spawn_unready(
         root: tempfile::TempDir,
         args: &[OsString],
         envs: &[(&str, OsString)],
@@ -289,7 +401,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// Parses a complete response from `buf`, or None when more bytes are
 /// needed. `eof`: the peer closed, so a body without a length ends here.
-fn try_parse(buf: &[u8], head: bool, label: &str, eof: bool) -> Option<Response> {
+pub fn try_parse(buf: &[u8], head: bool, label: &str, eof: bool) -> Option<Response> {
     let end = find(buf, b"\r\n\r\n")?;
     let head_text = std::str::from_utf8(&buf[..end])
         .unwrap_or_else(|_| panic!("{label}: response head is not UTF-8"));
@@ -478,4 +590,210 @@ pub fn addresses(value: &serde_json::Value, array: &str) -> Vec<String> {
         .iter()
         .map(|e| e["address"].as_str().expect("address").to_owned())
         .collect()
+}
+
+// ------------------------------------------------------ keep-alive client
+
+/// One persistent HTTP/1.1 connection (keep-alive), for tests that send
+/// many requests: no connection per request, so no ephemeral-port churn.
+pub struct Conn {
+    port: u16,
+    stream: Option<TcpStream>,
+    /// How many times the connection was (re)opened.
+    pub connects: u64,
+}
+
+impl Conn {
+    pub fn new(port: u16) -> Conn {
+        Conn {
+            port,
+            stream: None,
+            connects: 0,
+        }
+    }
+
+    fn connect(&mut self) -> Result<&mut TcpStream, String> {
+        if self.stream.is_none() {
+            let stream = TcpStream::connect(("127.0.0.1", self.port))
+                .map_err(|e| format!("connect failed: {e}"))?;
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            let _ = stream.set_nodelay(true);
+            self.connects += 1;
+            self.stream = Some(stream);
+        }
+        Ok(self.stream.as_mut().unwrap())
+    }
+
+    /// GET `target` on the connection. A connection the server closed
+    /// before sending any byte of the response (an idle keep-alive
+    /// connection it dropped) is reopened once and the request resent.
+    pub fn get(&mut self, target: &str) -> Result<Response, String> {
+        let label = format!("GET {target}");
+        let req = format!(
+            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            self.port
+        );
+        for attempt in 0..2 {
+            let reused = self.stream.is_some();
+            let stream = self.connect().map_err(|e| format!("{label}: {e}"))?;
+            if let Err(e) = stream.write_all(req.as_bytes()) {
+                self.stream = None;
+                if reused && attempt == 0 {
+                    continue;
+                }
+                return Err(format!("{label}: write failed: {e}"));
+            }
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 16 * 1024];
+            let resp = loop {
+                if let Some(resp) = try_parse(&buf, false, &label, false) {
+                    break Ok(resp);
+                }
+                match stream.read(&mut chunk) {
+                    Ok(0) if buf.is_empty() => break Err(None),
+                    Ok(0) => {
+                        break try_parse(&buf, false, &label, true).ok_or_else(|| {
+                            Some(format!(
+                                "{label}: connection closed inside a response: {:?}",
+                                String::from_utf8_lossy(&buf)
+                            ))
+                        })
+                    }
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) if buf.is_empty() && e.kind() == std::io::ErrorKind::ConnectionReset => {
+                        break Err(None)
+                    }
+                    Err(e) => {
+                        break Err(Some(format!(
+                            "{label}: read failed: {e}; got so far {:?}",
+                            String::from_utf8_lossy(&buf)
+                        )))
+                    }
+                }
+            };
+            match resp {
+                Ok(resp) => {
+                    let close = resp
+                        .header("connection")
+                        .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+                    if close {
+                        self.stream = None;
+                    }
+                    return Ok(resp);
+                }
+                Err(None) if reused && attempt == 0 => {
+                    self.stream = None;
+                }
+                Err(None) => {
+                    self.stream = None;
+                    return Err(format!(
+                        "{label}: connection closed before any response byte"
+                    ));
+                }
+                Err(Some(e)) => {
+                    self.stream = None;
+                    return Err(e);
+                }
+            }
+        }
+        unreachable!()
+    }
+}
+
+// ------------------------------------------------------------- /metrics
+
+/// One sample line of the Prometheus text format.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub name: String,
+    pub labels: Vec<(String, String)>,
+    pub value: f64,
+}
+
+/// The samples of a Prometheus text exposition (comments skipped).
+/// Panics on a line that is not `name[{labels}] value [timestamp]`.
+pub fn parse_metrics(text: &str) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let name_end = line
+            .find(|c: char| c == '{' || c.is_ascii_whitespace())
+            .unwrap_or_else(|| bad_metrics_line(line));
+        let name = line[..name_end].to_owned();
+        let mut rest = &line[name_end..];
+        let mut labels = Vec::new();
+        if let Some(r) = rest.strip_prefix('{') {
+            let mut r = r;
+            loop {
+                r = r.trim_start_matches([',', ' ']);
+                if let Some(after) = r.strip_prefix('}') {
+                    r = after;
+                    break;
+                }
+                let eq = r.find('=').unwrap_or_else(|| bad_metrics_line(line));
+                let key = r[..eq].trim().to_owned();
+                let v = r[eq + 1..]
+                    .strip_prefix('"')
+                    .unwrap_or_else(|| bad_metrics_line(line));
+                let mut value = String::new();
+                let mut chars = v.char_indices();
+                let end = loop {
+                    match chars.next() {
+                        Some((i, '"')) => break i,
+                        Some((_, '\\')) => match chars.next() {
+                            Some((_, 'n')) => value.push('\n'),
+                            Some((_, c)) => value.push(c),
+                            None => bad_metrics_line(line),
+                        },
+                        Some((_, c)) => value.push(c),
+                        None => bad_metrics_line(line),
+                    }
+                };
+                labels.push((key, value));
+                r = &v[end + 1..];
+            }
+            rest = r;
+        }
+        let value_text = rest
+            .split_whitespace()
+            .next()
+            .unwrap_or_else(|| bad_metrics_line(line));
+        let value = match value_text {
+            "+Inf" => f64::INFINITY,
+            "-Inf" => f64::NEG_INFINITY,
+            "NaN" => f64::NAN,
+            v => v.parse().unwrap_or_else(|_| bad_metrics_line(line)),
+        };
+        out.push(Sample {
+            name,
+            labels,
+            value,
+        });
+    }
+    out
+}
+
+fn bad_metrics_line(line: &str) -> ! {
+    panic!("bad metrics line {line:?}")
+}
+
+/// The value of the sample `name` whose label set is exactly `labels`
+/// (in any order).
+pub fn metric(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    samples
+        .iter()
+        .find(|s| {
+            s.name == name
+                && s.labels.len() == labels.len()
+                && labels
+                    .iter()
+                    .all(|(k, v)| s.labels.iter().any(|(sk, sv)| sk == k && sv == v))
+        })
+        .map(|s| s.value)
 }
