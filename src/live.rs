@@ -73,19 +73,33 @@ impl Live {
         *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.to_string());
     }
 
-    /// Publishes a fully built graph; returns its generation.
-    pub fn publish(&self, graph: Graph, load_duration: Duration) -> u64 {
+    /// Publishes a fully built graph; returns its generation and the
+    /// snapshot it replaced.
+    pub fn publish(&self, graph: Graph, load_duration: Duration) -> (u64, Option<Arc<Served>>) {
         self.loads_total.fetch_add(1, Ordering::Relaxed);
         *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
-        self.current.store(Some(Arc::new(Served {
+        let old = self.current.swap(Some(Arc::new(Served {
             generation,
             graph,
             loaded_at_ms: now_ms(),
             load_duration,
         })));
-        generation
+        (generation, old)
     }
+}
+
+/// Frees a replaced snapshot here, on the reload thread: freeing
+/// gigabytes takes long enough that the request which happened to hold the
+/// last reference would stall. Requests in flight finish within
+/// milliseconds; wait for them to let go first.
+fn retire(old: Option<Arc<Served>>) {
+    let Some(old) = old else { return };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Arc::strong_count(&old) > 1 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(old);
 }
 
 /// What asked for a reload. A signal always reloads; a poll only when the
@@ -201,8 +215,9 @@ impl Reloader {
                             graph.record_count(),
                             graph.notification_count(),
                         );
-                        let generation = live.publish(graph, took);
+                        let (generation, old) = live.publish(graph, took);
                         on_swap(generation);
+                        retire(old);
                         tracing::info!(
                             snapshot = %name,
                             generation,

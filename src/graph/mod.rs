@@ -674,13 +674,7 @@ fn build_follower_index(
     edges: &[(AccountId, AccountId, i64)],
     stats: &[AccountStats],
 ) -> FollowerIndex {
-    let mut offsets = vec![0usize; n + 1];
-    for &(_, to, _) in edges {
-        offsets[to as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
+    let offsets = row_offsets(n, edges.iter().map(|&(_, to, _)| to));
     // Counting sort by target; followers land in ascending order per row
     // because `edges` is sorted by follower.
     let mut cursor = offsets.clone();
@@ -706,6 +700,18 @@ fn build_follower_index(
         latest,
         by_count,
     }
+}
+
+/// CSR row offsets (n + 1 of them) for items whose rows are `rows`.
+fn row_offsets(n: usize, rows: impl Iterator<Item = AccountId>) -> Vec<usize> {
+    let mut offsets = vec![0usize; n + 1];
+    for row in rows {
+        offsets[row as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    offsets
 }
 
 /// Runs `f` on every CSR row of `data` in parallel.
@@ -823,15 +829,13 @@ fn build_notifications(
             None => (INVISIBLE, 0, 0),
         })
         .collect();
-    let mut offsets = vec![0usize; n + 1];
-    for &(to, _, _) in &resolved {
-        if to != INVISIBLE {
-            offsets[to as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
+    let offsets = row_offsets(
+        n,
+        resolved
+            .iter()
+            .map(|&(to, _, _)| to)
+            .filter(|&to| to != INVISIBLE),
+    );
     let mut cursor = offsets.clone();
     let blank = Notification {
         updated_at: 0,
