@@ -51,6 +51,16 @@ pub struct ServeConfig {
     /// Threads of the snapshot loading pool (0: one per core).
     #[arg(long, env = "FOLLOWGRAPH_LOAD_THREADS", default_value_t = 0)]
     pub load_threads: usize,
+    /// Benchmark baseline: answer every endpoint (after routing and the
+    /// method check, before parameters) with a fixed body of this many
+    /// bytes, and load no snapshot. 0 = off.
+    #[arg(
+        long,
+        env = "FOLLOWGRAPH_BENCH_STATIC_BODY_BYTES",
+        default_value_t = 0,
+        hide = true
+    )]
+    pub bench_static_body_bytes: usize,
     /// Test aid: wait this many milliseconds before every snapshot load.
     #[arg(
         long,

@@ -67,7 +67,15 @@ mod tests {
 
     #[test]
     fn escapes_like_serde_json() {
-        for s in ["plain", "quo\"te", "back\\slash", "nl\nx", "\u{1}\u{1f}", "é🔥/", "\t\r\u{8}\u{c}"] {
+        for s in [
+            "plain",
+            "quo\"te",
+            "back\\slash",
+            "nl\nx",
+            "\u{1}\u{1f}",
+            "é🔥/",
+            "\t\r\u{8}\u{c}",
+        ] {
             let mut out = String::new();
             push_str(&mut out, s);
             assert_eq!(out, serde_json::to_string(s).unwrap(), "{s:?}");

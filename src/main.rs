@@ -63,6 +63,11 @@ fn serve(config: ServeConfig) -> Result<(), String> {
             },
             delay: Duration::from_millis(config.debug_load_delay_ms),
         };
+        if config.bench_static_body_bytes > 0 {
+            announce(addr);
+            http::serve(state, listener, shutdown_signal()).await;
+            return Ok(());
+        }
         // The first load runs in the background: /health answers and
         // /ready says 503 meanwhile; a first snapshot that fails to load
         // ends the process.
@@ -85,13 +90,18 @@ fn serve(config: ServeConfig) -> Result<(), String> {
                 .map_err(|e| format!("cannot start the poller: {e}"))?;
         }
         tokio::spawn(reload_on_sighup(hangup, reloader));
-        println!("listening on http://{addr}");
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
+        announce(addr);
         http::serve(state, listener, shutdown_signal()).await;
         tracing::info!("stopped");
         Ok(())
     })
+}
+
+/// The one line on standard output, once connections are accepted.
+fn announce(addr: std::net::SocketAddr) {
+    use std::io::Write;
+    println!("listening on http://{addr}");
+    let _ = std::io::stdout().flush();
 }
 
 async fn reload_on_sighup(mut hangup: tokio::signal::unix::Signal, reloader: Arc<Reloader>) {

@@ -21,7 +21,10 @@ pub enum Target {
         id: Option<AccountId>,
     },
     /// A primary list and its user.
-    List { token_id: u64, user: AccountId },
+    List {
+        token_id: u64,
+        user: AccountId,
+    },
 }
 
 /// Resolves the request's subject: unknown names give 404 "ENS name not
@@ -35,14 +38,18 @@ pub fn resolve(g: &Graph, subject: &Subject) -> Result<Target, ApiError> {
             id: g.account_id(address),
         }),
         Subject::Account(AccountRef::Name(lower)) => {
-            let id = g.account_by_lower_name(lower).ok_or(ApiError::UnknownName)?;
+            let id = g
+                .account_by_lower_name(lower)
+                .ok_or(ApiError::UnknownName)?;
             Ok(Target::Account {
                 address: *g.address(id),
                 id: Some(id),
             })
         }
         Subject::List(token_id) => {
-            let user = g.primary_list_user(*token_id).ok_or(ApiError::NoUserFound)?;
+            let user = g
+                .primary_list_user(*token_id)
+                .ok_or(ApiError::NoUserFound)?;
             Ok(Target::List {
                 token_id: *token_id,
                 user,
@@ -203,7 +210,12 @@ fn search(g: &Graph, term: &str, offset: usize, limit: usize, out: &mut String) 
     out.push_str(",\"results\":[");
     if !term.is_empty() && limit > 0 {
         let board = g.leaderboard();
-        for (i, pos) in g.search_index().find(term, offset, limit).into_iter().enumerate() {
+        for (i, pos) in g
+            .search_index()
+            .find(term, offset, limit)
+            .into_iter()
+            .enumerate()
+        {
             if i > 0 {
                 out.push(',');
             }
@@ -258,7 +270,9 @@ fn notifications(
     out: &mut String,
 ) {
     let (address, all) = match *target {
-        Target::Account { address, id } => (address, id.map_or(&[][..], |id| g.notifications_of(id))),
+        Target::Account { address, id } => {
+            (address, id.map_or(&[][..], |id| g.notifications_of(id)))
+        }
         _ => unreachable!("notifications are asked of an account"),
     };
     // Window `start - interval <= updated_at <= start`, in milliseconds.
@@ -362,7 +376,11 @@ fn notifications(
 
 /// Followers of T in `latest` order reversed into `earliest`: walk groups
 /// of equal `updated_at` from the end, each group kept in address order.
-fn earliest_order<'a>(g: &'a Graph, t: AccountId, latest: &'a [AccountId]) -> impl Iterator<Item = AccountId> + 'a {
+fn earliest_order<'a>(
+    g: &'a Graph,
+    t: AccountId,
+    latest: &'a [AccountId],
+) -> impl Iterator<Item = AccountId> + 'a {
     let at = move |i: usize| g.record(latest[i], t).map_or(0, |r| r.updated_at);
     let mut end = latest.len();
     let mut group = 0..0;
@@ -418,7 +436,9 @@ fn followers(
         if i > 0 {
             out.push(',');
         }
-        let back = g.record(t, f).map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
+        let back = g
+            .record(t, f)
+            .map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
         out.push('{');
         push_key(out, "svc_list_nft_token_id");
         push_num_str(out, g.primary_list(f).unwrap_or(0));
@@ -437,9 +457,21 @@ fn followers(
         out.push_str("],");
         // `back`: T's record of F (0x80 = exists) and its flags.
         let is_following = back & 0x80 != 0 && back & (FLAG_BLOCK | FLAG_MUTE) == 0;
-        out.push_str(if is_following { "\"is_following\":true," } else { "\"is_following\":false," });
-        out.push_str(if back & FLAG_BLOCK != 0 { "\"is_blocked\":true," } else { "\"is_blocked\":false," });
-        out.push_str(if back & FLAG_MUTE != 0 { "\"is_muted\":true," } else { "\"is_muted\":false," });
+        out.push_str(if is_following {
+            "\"is_following\":true,"
+        } else {
+            "\"is_following\":false,"
+        });
+        out.push_str(if back & FLAG_BLOCK != 0 {
+            "\"is_blocked\":true,"
+        } else {
+            "\"is_blocked\":false,"
+        });
+        out.push_str(if back & FLAG_MUTE != 0 {
+            "\"is_muted\":true,"
+        } else {
+            "\"is_muted\":false,"
+        });
         push_key(out, "updated_at");
         let at = record.updated_at;
         push_time(out, at);

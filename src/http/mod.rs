@@ -33,6 +33,8 @@ pub struct AppState {
     pub cache: ResponseCache,
     pub max_limit: u64,
     pub metrics: Metrics,
+    /// Benchmark baseline mode: every endpoint answers this body.
+    pub static_body: Option<Bytes>,
 }
 
 impl AppState {
@@ -45,6 +47,8 @@ impl AppState {
             ),
             max_limit: config.max_limit,
             metrics: Metrics::default(),
+            static_body: (config.bench_static_body_bytes > 0)
+                .then(|| static_body(config.bench_static_body_bytes)),
         }
     }
 }
@@ -232,6 +236,18 @@ fn json_response(status: StatusCode, body: Bytes) -> WarpResponse {
 
 const ALLOWED: &str = "GET, HEAD, OPTIONS";
 
+/// A valid JSON body of exactly `len` bytes (at least 11), for the
+/// benchmark baseline: same stack and routes, no engine work.
+fn static_body(len: usize) -> Bytes {
+    let mut body = String::with_capacity(len.max(11));
+    body.push_str("{\"pad\":\"");
+    while body.len() + 2 < len {
+        body.push('x');
+    }
+    body.push_str("\"}");
+    Bytes::from(body)
+}
+
 fn answer(
     state: &AppState,
     method: &Method,
@@ -263,6 +279,9 @@ fn answer(
             method: method.as_str().to_owned(),
             path: decoded_path,
         });
+    }
+    if let Some(body) = &state.static_body {
+        return Ok(json_response(StatusCode::OK, body.clone()));
     }
     let req = request::parse_request(route, query, state.max_limit)?;
     let Some(served) = state.live.current() else {
