@@ -44,6 +44,20 @@ pub struct ServeConfig {
     /// Largest `limit` a request may ask for.
     #[arg(long, env = "FOLLOWGRAPH_MAX_LIMIT", default_value_t = 1000)]
     pub max_limit: u64,
+    /// Most connections served at once; further ones wait in the backlog.
+    #[arg(long, env = "FOLLOWGRAPH_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Seconds a client may take to send a request's headers (also how
+    /// long an idle keep-alive connection is kept).
+    #[arg(long, env = "FOLLOWGRAPH_HEADER_READ_TIMEOUT", default_value_t = 10)]
+    pub header_read_timeout: u64,
+    /// Largest request head (request line + headers) in bytes; above: 431
+    /// (or 414 when the request line alone is over 64 KiB). At least 8192.
+    #[arg(long, env = "FOLLOWGRAPH_MAX_HEADER_BYTES", default_value_t = 65536)]
+    pub max_header_bytes: usize,
+    /// Longest path + query in bytes; above: 414 with a JSON body.
+    #[arg(long, env = "FOLLOWGRAPH_MAX_URI_BYTES", default_value_t = 16384)]
+    pub max_uri_bytes: usize,
     /// Seconds between checks of the snapshot root for a new snapshot
     /// (0 disables polling; SIGHUP always reloads).
     #[arg(long, env = "FOLLOWGRAPH_POLL_INTERVAL", default_value_t = 30)]
@@ -61,6 +75,9 @@ pub struct ServeConfig {
         hide = true
     )]
     pub bench_static_body_bytes: usize,
+    /// Test aid: serve `GET /debug/panic`, whose handler panics.
+    #[arg(long, env = "FOLLOWGRAPH_DEBUG_PANIC_ROUTE", hide = true)]
+    pub debug_panic_route: bool,
     /// Test aid: wait this many milliseconds before every snapshot load.
     #[arg(
         long,

@@ -21,6 +21,10 @@ pub enum ApiError {
     NoUserFound,
     /// 503 before the first snapshot is loaded.
     NotReady,
+    /// 414: path + query longer than the configured maximum.
+    UriTooLong { max: usize },
+    /// 500: a handler panicked (a bug; logged).
+    Internal,
 }
 
 impl ApiError {
@@ -30,6 +34,8 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => 405,
             ApiError::PathNotUtf8 | ApiError::InvalidListId | ApiError::BadParameter(_) => 400,
             ApiError::NotReady => 503,
+            ApiError::UriTooLong { .. } => 414,
+            ApiError::Internal => 500,
         }
     }
 
@@ -51,6 +57,11 @@ impl ApiError {
             ),
             ApiError::NoUserFound => ("response", "No User Found".to_owned()),
             ApiError::NotReady => ("error", "no snapshot is loaded yet".to_owned()),
+            ApiError::UriTooLong { max } => (
+                "error",
+                format!("the request URI is longer than {max} bytes"),
+            ),
+            ApiError::Internal => ("error", "internal error".to_owned()),
         };
         let mut body = String::with_capacity(text.len() + 16);
         body.push_str("{\"");

@@ -40,6 +40,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
     let root = snapshot_path(&config);
     let live = Arc::new(Live::default());
     let state = Arc::new(AppState::new(live.clone(), &config));
+    let limits = http::ConnectionLimits::from_config(&config);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -65,7 +66,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         };
         if config.bench_static_body_bytes > 0 {
             announce(addr);
-            http::serve(state, listener, shutdown_signal()).await;
+            http::serve(state, listener, limits, shutdown_signal()).await;
             return Ok(());
         }
         // The first load runs in the background: /health answers and
@@ -91,7 +92,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         }
         tokio::spawn(reload_on_sighup(hangup, reloader));
         announce(addr);
-        http::serve(state, listener, shutdown_signal()).await;
+        http::serve(state, listener, limits, shutdown_signal()).await;
         tracing::info!("stopped");
         Ok(())
     })

@@ -4,6 +4,7 @@
 
 mod cache;
 mod metrics;
+mod server;
 
 use std::convert::Infallible;
 use std::sync::atomic::Ordering;
@@ -18,6 +19,7 @@ use warp::{Filter, Rejection};
 
 pub use cache::{CacheKey, ResponseCache};
 pub use metrics::Metrics;
+pub use server::{serve, ConnectionLimits};
 
 use crate::config::ServeConfig;
 use crate::error::ApiError;
@@ -35,6 +37,9 @@ pub struct AppState {
     pub metrics: Metrics,
     /// Benchmark baseline mode: every endpoint answers this body.
     pub static_body: Option<Bytes>,
+    pub max_uri_bytes: usize,
+    /// Test aid: serve `/debug/panic`.
+    pub debug_panic_route: bool,
 }
 
 impl AppState {
@@ -49,6 +54,8 @@ impl AppState {
             metrics: Metrics::default(),
             static_body: (config.bench_static_body_bytes > 0)
                 .then(|| static_body(config.bench_static_body_bytes)),
+            max_uri_bytes: config.max_uri_bytes,
+            debug_panic_route: config.debug_panic_route,
         }
     }
 }
@@ -57,14 +64,25 @@ impl AppState {
 pub fn routes(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (WarpResponse,), Error = Infallible> + Clone {
-    let api = operation("/health", &state, |_| {
+    let api = operation(OPERATIONS[0], &state, |_| {
         json_response(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#))
     })
-    .or(operation("/ready", &state, ready))
+    .or(operation(OPERATIONS[1], &state, |state| {
+        assert!(
+            !state.debug_panic_route,
+            "deliberate panic (--debug-panic-route)"
+        );
+        json_response(
+            StatusCode::NOT_FOUND,
+            Bytes::from(ApiError::UnknownPath("/debug/panic".into()).body()),
+        )
+    }))
     .unify()
-    .or(operation("/metrics", &state, metrics_text))
+    .or(operation(OPERATIONS[2], &state, ready))
     .unify()
-    .or(operation("/api/v1/snapshot", &state, snapshot_info))
+    .or(operation(OPERATIONS[3], &state, metrics_text))
+    .unify()
+    .or(operation(OPERATIONS[4], &state, snapshot_info))
     .unify()
     .or(endpoint(Endpoint::ListDetails, &state))
     .unify()
@@ -82,12 +100,56 @@ pub fn routes(
     .unify()
     .or(unknown_path(&state))
     .unify();
-    api.recover(recover).unify().map(|mut r: WarpResponse| {
-        r.headers_mut().insert(
-            header::ACCESS_CONTROL_ALLOW_ORIGIN,
-            HeaderValue::from_static("*"),
-        );
-        r
+    uri_limit(state.max_uri_bytes)
+        .and(api)
+        .recover(recover)
+        .unify()
+        .map(|mut r: WarpResponse| {
+            r.headers_mut().insert(
+                header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                HeaderValue::from_static("*"),
+            );
+            r
+        })
+}
+
+/// The operations endpoints' paths, outside the seven API routes.
+const OPERATIONS: [&str; 5] = [
+    "/health",
+    "/debug/panic",
+    "/ready",
+    "/metrics",
+    "/api/v1/snapshot",
+];
+
+/// Rejects a path + query longer than `max` bytes (414) before routing.
+fn uri_limit(max: usize) -> impl Filter<Extract = (), Error = Rejection> + Clone {
+    warp::path::full()
+        .and(raw_query())
+        .and_then(move |path: FullPath, query: String| async move {
+            if path.as_str().len() + query.len() > max {
+                Err(warp::reject::custom(ApiError::UriTooLong { max }))
+            } else {
+                Ok(())
+            }
+        })
+        .untuple_one()
+}
+
+/// Runs a handler, turning a panic (a bug) into a 500 JSON answer and an
+/// error log line instead of a dropped connection.
+fn guarded(
+    what: &str,
+    handler: impl FnOnce() -> Result<WarpResponse, ApiError>,
+) -> Result<WarpResponse, ApiError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(handler)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        tracing::error!(request = what, panic = %message, "handler panicked");
+        Err(ApiError::Internal)
     })
 }
 
@@ -110,7 +172,9 @@ fn endpoint(ep: Endpoint, state: &Arc<AppState>) -> warp::filters::BoxedFilter<(
                     _ => return Err(warp::reject::not_found()),
                 };
                 let started = Instant::now();
-                let result = answer(&state, &method, decoded, &route, &query);
+                let result = guarded(path.as_str(), || {
+                    answer(&state, &method, decoded, &route, &query)
+                });
                 state
                     .metrics
                     .observe(Some(ep), status_of(&result), started.elapsed());
@@ -135,7 +199,11 @@ fn unknown_path(
     warp::path::full().and_then(move |path: FullPath| {
         let state = state.clone();
         async move {
+            // Each request gets at most one custom rejection (warp would
+            // otherwise pick among them): paths that a filter above owns
+            // are not this filter's to report.
             Err::<WarpResponse, _>(match request::route(path.as_str()) {
+                _ if OPERATIONS.contains(&path.as_str()) => warp::reject::not_found(),
                 (decoded, None) => {
                     state.metrics.observe(None, 404, Duration::ZERO);
                     warp::reject::custom(ApiError::UnknownPath(decoded))
@@ -163,7 +231,7 @@ fn operation(
                 }
                 let started = Instant::now();
                 let result = if method == Method::GET || method == Method::HEAD {
-                    Ok(render(&state))
+                    guarded(path, || Ok(render(&state)))
                 } else {
                     Err(ApiError::MethodNotAllowed {
                         method: method.as_str().to_owned(),
@@ -326,20 +394,7 @@ async fn recover(rejection: Rejection) -> Result<WarpResponse, Infallible> {
     Ok(r)
 }
 
-/// Binds `config.listen`, returning the listener and its bound address.
+/// Binds `config.listen`.
 pub async fn bind(config: &ServeConfig) -> std::io::Result<tokio::net::TcpListener> {
     tokio::net::TcpListener::bind(config.listen).await
-}
-
-/// Serves until `shutdown` resolves, then finishes requests in flight.
-pub async fn serve(
-    state: Arc<AppState>,
-    listener: tokio::net::TcpListener,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) {
-    warp::serve(routes(state))
-        .incoming(listener)
-        .graceful(shutdown)
-        .run()
-        .await;
 }

@@ -10,6 +10,7 @@ mod details;
 mod errors;
 mod followers;
 mod leaderboard;
+mod limits;
 mod notifications;
 mod protocol;
 mod reload;

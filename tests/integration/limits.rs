@@ -1,0 +1,118 @@
+//! Connection and request limits, and panic safety.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::fixtures::*;
+use crate::support::*;
+
+#[test]
+fn a_uri_over_the_limit_is_414_json() {
+    let srv = TestServer::start_args(&graph(), &["--max-uri-bytes", "1000"]);
+    let long = format!("/api/v1/leaderboard/search?term={}", "a".repeat(1000));
+    assert_json(
+        &srv.get(&long),
+        414,
+        serde_json::json!({"error": "the request URI is longer than 1000 bytes"}),
+    );
+    // Just under the limit is answered as usual.
+    let fits = format!("/api/v1/leaderboard/search?term={}", "a".repeat(900));
+    assert_eq!(srv.get(&fits).status, 200);
+    // Also on unknown paths: the limit comes before routing.
+    assert_eq!(srv.get(&format!("/{}", "x".repeat(1200))).status, 414);
+}
+
+#[test]
+fn an_oversized_request_head_is_431() {
+    let srv = TestServer::start_args(&graph(), &["--max-header-bytes", "8192"]);
+    let big = "b".repeat(20_000);
+    let resp = srv.request("GET", "/health", &[("X-Big", big.as_str())]);
+    assert_eq!(resp.status, 431, "{}", resp.text());
+    assert_eq!(srv.get("/health").status, 200);
+}
+
+#[test]
+fn a_slow_client_is_disconnected_after_the_header_read_timeout() {
+    let srv = TestServer::start_args(&graph(), &["--header-read-timeout", "1"]);
+    let mut stream = TcpStream::connect(("127.0.0.1", srv.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let started = Instant::now();
+    let mut rest = Vec::new();
+    // The server gives up on the unfinished head and closes.
+    let _ = stream.read_to_end(&mut rest);
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(5), "held for {waited:?}");
+    assert!(
+        waited >= Duration::from_millis(500),
+        "closed after {waited:?}"
+    );
+    assert_eq!(srv.get("/health").status, 200);
+}
+
+#[test]
+fn connections_over_the_cap_wait_for_a_free_slot() {
+    let srv = TestServer::start_args(
+        &graph(),
+        &["--max-connections", "2", "--header-read-timeout", "30"],
+    );
+    // Two connections that never finish their request hold both slots.
+    let mut holders: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", srv.port)).unwrap();
+            s.write_all(b"GET /health HTTP/1.1\r\n").unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let port = srv.port;
+    let waiting = std::thread::spawn(move || {
+        let started = Instant::now();
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.write_all(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut body = Vec::new();
+        s.read_to_end(&mut body).unwrap();
+        (
+            started.elapsed(),
+            String::from_utf8_lossy(&body).into_owned(),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        !waiting.is_finished(),
+        "a third connection was served at the cap of 2"
+    );
+    holders.pop();
+    let (waited, answer) = waiting.join().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(waited >= Duration::from_millis(800), "{waited:?}");
+}
+
+#[test]
+fn a_panicking_handler_answers_500_json_and_the_server_carries_on() {
+    let srv = TestServer::start_args(&graph(), &["--debug-panic-route"]);
+    let mut conn = Conn::new(srv.port);
+    for _ in 0..20 {
+        let resp = conn.get("/debug/panic").unwrap();
+        assert_json(&resp, 500, serde_json::json!({"error": "internal error"}));
+        assert_eq!(resp.header("access-control-allow-origin"), Some("*"));
+        // The same keep-alive connection still answers.
+        assert_eq!(conn.get("/health").unwrap().status, 200);
+    }
+    assert_eq!(conn.connects, 1, "the connection was dropped by a panic");
+    assert!(srv.stderr_log().contains("handler panicked"));
+    assert_eq!(srv.get("/api/v1/lists/1/details").status, 200);
+}
+
+#[test]
+fn the_panic_route_is_an_unknown_path_unless_enabled() {
+    let srv = TestServer::start(&graph());
+    assert_unknown_path(&srv.get("/debug/panic"), "/debug/panic");
+}
