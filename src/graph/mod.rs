@@ -313,6 +313,92 @@ impl Graph {
         build_graph(name, created_at_ms, tables)
     }
 
+    /// Approximate heap bytes held by each part of the graph (capacities
+    /// times element sizes; hash maps at ~1 control byte per slot).
+    pub fn memory_by_part(&self) -> Vec<(&'static str, usize)> {
+        use std::mem::size_of;
+        fn map<K, V, S>(m: &std::collections::HashMap<K, V, S>) -> usize {
+            m.capacity() * (size_of::<(K, V)>() + 1)
+        }
+        fn text(s: &str) -> usize {
+            s.len()
+        }
+        fn opt(s: &Option<Box<str>>) -> usize {
+            s.as_deref().map_or(0, text)
+        }
+        let profiles: usize = self
+            .profiles
+            .iter()
+            .map(|p| {
+                text(&p.name)
+                    + opt(&p.avatar)
+                    + opt(&p.header)
+                    + opt(&p.display)
+                    + opt(&p.records)
+                    + opt(&p.chains)
+                    + opt(&p.resolver)
+                    + opt(&p.errors)
+            })
+            .sum::<usize>()
+            + self.profiles.capacity() * size_of::<Profile>()
+            + self.profile_of.capacity() * 4
+            + map(&self.names)
+            + self.names.keys().map(|k| k.len()).sum::<usize>();
+        let holdings: usize = map(&self.holdings)
+            + self
+                .holdings
+                .values()
+                .flat_map(|h| h.iter())
+                .map(|h| size_of::<Holding>() + h.token_id.len() + h.owner.len())
+                .sum::<usize>();
+        vec![
+            (
+                "accounts",
+                self.addresses.capacity() * 20
+                    + map(&self.address_ids)
+                    + self.primary_list.capacity() * 8
+                    + map(&self.primary_list_user),
+            ),
+            (
+                "following",
+                self.following.edge_count() * (4 + size_of::<EdgeAttr>())
+                    + (self.following.node_count() + 1) * size_of::<usize>(),
+            ),
+            (
+                "followers",
+                self.followers.offsets.capacity() * size_of::<usize>()
+                    + (self.followers.latest.capacity() + self.followers.by_count.capacity()) * 4,
+            ),
+            (
+                "tags",
+                self.tag_texts.iter().map(|t| t.len() + 16).sum::<usize>()
+                    + map(&self.tag_ids)
+                    + self.tagsets.iter().map(|s| s.len() * 4 + 16).sum::<usize>()
+                    + self.tagset_flags.capacity(),
+            ),
+            (
+                "stats",
+                self.stats.capacity() * size_of::<AccountStats>() + self.leaderboard.capacity() * 4,
+            ),
+            ("search", self.search.heap_bytes()),
+            ("profiles", profiles),
+            (
+                "notifications",
+                self.notification_offsets.capacity() * size_of::<usize>()
+                    + self.notifications.capacity() * size_of::<Notification>(),
+            ),
+            (
+                "badges",
+                holdings
+                    + self
+                        .badge_events
+                        .iter()
+                        .map(|e| e.event_json.len() + 24)
+                        .sum::<usize>(),
+            ),
+        ]
+    }
+
     /// Builds a graph straight from in-memory tables (benches, tests).
     pub fn from_tables(
         name: String,

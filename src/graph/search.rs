@@ -112,6 +112,15 @@ impl SearchIndex {
         }
     }
 
+    /// Approximate heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.names_lower.iter().map(|n| n.len() + 16).sum::<usize>()
+            + self.addresses.capacity() * 20
+            + self.grams.capacity() * 4
+            + self.offsets.capacity() * std::mem::size_of::<usize>()
+            + self.postings.capacity() * 4
+    }
+
     fn posting(&self, gram: u32) -> &[u32] {
         match self.grams.binary_search(&gram) {
             Ok(i) => &self.postings[self.offsets[i]..self.offsets[i + 1]],
