@@ -22,7 +22,40 @@ pub struct SearchIndex {
     /// Distinct trigrams, ascending, with CSR offsets into `postings`.
     grams: Vec<u32>,
     offsets: Vec<usize>,
-    postings: Vec<u32>,
+    /// Each posting list as gaps between ascending positions in LEB128
+    /// varints: gaps are small, so ~1.3 bytes a posting instead of 4.
+    postings: Vec<u8>,
+}
+
+fn push_varint(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Decodes a delta-varint posting list into ascending positions.
+fn positions(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut i = 0;
+    let mut last = 0usize;
+    std::iter::from_fn(move || {
+        if i >= bytes.len() {
+            return None;
+        }
+        let (mut v, mut shift) = (0usize, 0);
+        loop {
+            let b = bytes[i];
+            i += 1;
+            v |= usize::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+        }
+        last += v;
+        Some(last)
+    })
 }
 
 fn gram_key(w: &[u8]) -> u32 {
@@ -95,19 +128,33 @@ impl SearchIndex {
         for (i, &g) in grams.iter().enumerate() {
             cursor[g as usize] = offsets[i];
         }
-        let mut postings = vec![0u32; *offsets.last().unwrap()];
+        let mut flat = vec![0u32; *offsets.last().unwrap()];
         for (p, entry) in per_entry.iter().enumerate() {
             for &g in entry {
                 let c = &mut cursor[g as usize];
-                postings[*c] = p as u32;
+                flat[*c] = p as u32;
                 *c += 1;
             }
         }
+        drop((per_entry, cursor));
+        let mut postings = Vec::with_capacity(flat.len() * 3 / 2);
+        let mut byte_offsets = Vec::with_capacity(offsets.len());
+        byte_offsets.push(0);
+        for w in offsets.windows(2) {
+            let mut last = 0;
+            for (i, &p) in flat[w[0]..w[1]].iter().enumerate() {
+                // The first position is its own gap from 0 (0 is valid).
+                push_varint(&mut postings, if i == 0 { p } else { p - last });
+                last = p;
+            }
+            byte_offsets.push(postings.len());
+        }
+        postings.shrink_to_fit();
         SearchIndex {
             names_lower,
             addresses: board_addresses,
             grams,
-            offsets,
+            offsets: byte_offsets,
             postings,
         }
     }
@@ -118,10 +165,10 @@ impl SearchIndex {
             + self.addresses.capacity() * 20
             + self.grams.capacity() * 4
             + self.offsets.capacity() * std::mem::size_of::<usize>()
-            + self.postings.capacity() * 4
+            + self.postings.capacity()
     }
 
-    fn posting(&self, gram: u32) -> &[u32] {
+    fn posting(&self, gram: u32) -> &[u8] {
         match self.grams.binary_search(&gram) {
             Ok(i) => &self.postings[self.offsets[i]..self.offsets[i + 1]],
             Err(_) => &[],
@@ -152,20 +199,40 @@ impl SearchIndex {
                 }
             }
         } else {
-            let mut shortest: Option<&[u32]> = None;
+            // The shortest encoding is (nearly always) the fewest postings.
+            let mut shortest: Option<&[u8]> = None;
             for w in bytes.windows(3) {
                 let list = self.posting(gram_key(w));
                 if shortest.is_none_or(|s| list.len() < s.len()) {
                     shortest = Some(list);
                 }
             }
-            for &p in shortest.unwrap_or(&[]) {
-                if keep(p as usize, &mut found) {
+            for p in positions(shortest.unwrap_or(&[])) {
+                if keep(p, &mut found) {
                     break;
                 }
             }
         }
         found.drain(..offset.min(found.len()));
         found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_postings_round_trip() {
+        let list = [0u32, 1, 2, 200, 201, 70_000, 5_000_000, u32::MAX - 1];
+        let mut bytes = Vec::new();
+        let mut last = 0;
+        for (i, &p) in list.iter().enumerate() {
+            push_varint(&mut bytes, if i == 0 { p } else { p - last });
+            last = p;
+        }
+        let back: Vec<usize> = positions(&bytes).collect();
+        assert_eq!(back, list.iter().map(|&p| p as usize).collect::<Vec<_>>());
+        assert_eq!(positions(&[]).count(), 0);
     }
 }
