@@ -157,12 +157,13 @@ pub struct Graph {
     /// `created_at` in the API's canonical form.
     pub created_at: String,
     pub table_counts: TableCounts,
+    /// Sorted: an account's id is its index, found by binary search (a
+    /// hash map would cost ~50 MB more at a million accounts).
     addresses: Vec<Address>,
-    address_ids: FastMap<Address, AccountId>,
     /// Account -> its primary list's token id (0: none).
     primary_list: Vec<u64>,
-    /// Primary list token id -> its user.
-    primary_list_user: FastMap<u64, AccountId>,
+    /// (primary list token id, its user), sorted by token id.
+    primary_list_user: Vec<(u64, AccountId)>,
     following: Csr<(), EdgeAttr, Directed, u32>,
     followers: FollowerIndex,
     tag_texts: Vec<Box<str>>,
@@ -208,7 +209,10 @@ impl Graph {
     }
 
     pub fn account_id(&self, address: &Address) -> Option<AccountId> {
-        self.address_ids.get(address).copied()
+        self.addresses
+            .binary_search(address)
+            .ok()
+            .map(|i| i as AccountId)
     }
     pub fn address(&self, id: AccountId) -> &Address {
         &self.addresses[id as usize]
@@ -219,7 +223,10 @@ impl Graph {
     }
     /// The user of list `token_id` when it is that user's primary list.
     pub fn primary_list_user(&self, token_id: u64) -> Option<AccountId> {
-        self.primary_list_user.get(&token_id).copied()
+        self.primary_list_user
+            .binary_search_by_key(&token_id, |&(t, _)| t)
+            .ok()
+            .map(|i| self.primary_list_user[i].1)
     }
     /// The account's primary list token id, if it has one.
     pub fn primary_list(&self, id: AccountId) -> Option<u64> {
@@ -355,9 +362,8 @@ impl Graph {
             (
                 "accounts",
                 self.addresses.capacity() * 20
-                    + map(&self.address_ids)
                     + self.primary_list.capacity() * 8
-                    + map(&self.primary_list_user),
+                    + self.primary_list_user.capacity() * size_of::<(u64, AccountId)>(),
             ),
             (
                 "following",
@@ -551,13 +557,15 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
     let (badge_events, holdings) = build_badges(&t, &id_of);
     timer.done("badges");
 
+    let mut primary_list_user: Vec<(u64, AccountId)> = primary_list_user.into_iter().collect();
+    primary_list_user.par_sort_unstable();
+    drop(address_ids);
     Ok(Graph {
         name,
         created_at_ms,
         created_at: crate::time::format_iso_ms(created_at_ms),
         table_counts,
         addresses,
-        address_ids,
         primary_list,
         primary_list_user,
         following,
