@@ -117,38 +117,36 @@ fn details(g: &Graph, user: AccountId, out: &mut String) {
     out.push(',');
     push_key(out, "ens");
     let p = g.profile(user);
-    let text = |f: fn(&crate::graph::Profile) -> Option<&str>| p.and_then(f);
-    let object = |f: fn(&crate::graph::Profile) -> Option<&str>| text(f).unwrap_or("{}");
     out.push('{');
     push_key(out, "name");
-    push_opt_str(out, p.map(|p| &*p.name));
+    push_opt_str(out, p.map(|p| p.name()));
     out.push(',');
     push_key(out, "avatar");
-    push_opt_str(out, text(|p| p.avatar.as_deref()));
+    push_opt_str(out, p.and_then(|p| p.avatar()));
     out.push(',');
     push_key(out, "header");
-    push_opt_str(out, text(|p| p.header.as_deref()));
+    push_opt_str(out, p.and_then(|p| p.header()));
     out.push(',');
     push_key(out, "display");
-    push_opt_str(out, text(|p| p.display.as_deref()));
+    push_opt_str(out, p.and_then(|p| p.display()));
     out.push(',');
     push_key(out, "records");
-    out.push_str(object(|p| p.records.as_deref()));
+    out.push_str(p.and_then(|p| p.records()).unwrap_or("{}"));
     out.push(',');
     push_key(out, "chains");
-    out.push_str(object(|p| p.chains.as_deref()));
+    out.push_str(p.and_then(|p| p.chains()).unwrap_or("{}"));
     out.push(',');
     push_key(out, "fresh");
-    match p.and_then(|p| p.fresh) {
+    match p.and_then(|p| p.fresh()) {
         Some(f) => out.push_str(&f.to_string()),
         None => out.push_str("null"),
     }
     out.push(',');
     push_key(out, "resolver");
-    push_opt_str(out, text(|p| p.resolver.as_deref()));
+    push_opt_str(out, p.and_then(|p| p.resolver()));
     out.push(',');
     push_key(out, "errors");
-    out.push_str(object(|p| p.errors.as_deref()));
+    out.push_str(p.and_then(|p| p.errors()).unwrap_or("{}"));
     out.push_str("},");
     push_key(out, "ranks");
     out.push('{');
@@ -233,13 +231,13 @@ fn leaderboard_row(g: &Graph, id: AccountId, out: &mut String) {
     push_address(out, g.address(id));
     out.push(',');
     push_key(out, "name");
-    push_opt_str(out, p.map(|p| &*p.name));
+    push_opt_str(out, p.map(|p| p.name()));
     out.push(',');
     push_key(out, "avatar");
-    push_opt_str(out, p.and_then(|p| p.avatar.as_deref()));
+    push_opt_str(out, p.and_then(|p| p.avatar()));
     out.push(',');
     push_key(out, "header");
-    push_opt_str(out, p.and_then(|p| p.header.as_deref()));
+    push_opt_str(out, p.and_then(|p| p.header()));
     for (key, n) in [
         ("mutuals_rank", s.mutuals_rank),
         ("followers_rank", s.followers_rank),
@@ -344,10 +342,10 @@ fn notifications(
         push_address(out, g.address(n.actor));
         out.push(',');
         push_key(out, "name");
-        push_opt_str(out, profile.map(|p| &*p.name));
+        push_opt_str(out, profile.map(|p| p.name()));
         out.push(',');
         push_key(out, "avatar");
-        push_opt_str(out, profile.and_then(|p| p.avatar.as_deref()));
+        push_opt_str(out, profile.and_then(|p| p.avatar()));
         out.push(',');
         push_key(out, "token_id");
         push_num_str(out, g.primary_list(n.actor).unwrap_or(0));

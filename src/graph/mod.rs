@@ -81,18 +81,67 @@ pub struct AccountStats {
     pub top8_rank: u32,
 }
 
+/// Where a profile field's text lies in the shared arena (`len ==
+/// u32::MAX`: null). One arena instead of a heap string per field saves
+/// the pointers and allocator overhead of ~6 strings per profile.
+#[derive(Clone, Copy, Debug)]
+struct TextRef {
+    start: u32,
+    len: u32,
+}
+
+const NULL_TEXT: TextRef = TextRef {
+    start: 0,
+    len: u32::MAX,
+};
+
+/// The fields of one profile, in `ens` column order.
+#[derive(Clone, Copy, Debug)]
+struct ProfileSlots {
+    /// name, avatar, header, display, records, chains, resolver, errors.
+    texts: [TextRef; 8],
+    fresh: Option<i64>,
+}
+
 /// A name-service profile; JSON object columns hold compact JSON text.
-#[derive(Clone, Debug)]
-pub struct Profile {
-    pub name: Box<str>,
-    pub avatar: Option<Box<str>>,
-    pub header: Option<Box<str>>,
-    pub display: Option<Box<str>>,
-    pub records: Option<Box<str>>,
-    pub chains: Option<Box<str>>,
-    pub fresh: Option<i64>,
-    pub resolver: Option<Box<str>>,
-    pub errors: Option<Box<str>>,
+#[derive(Clone, Copy, Debug)]
+pub struct Profile<'g> {
+    arena: &'g str,
+    slots: &'g ProfileSlots,
+}
+
+impl<'g> Profile<'g> {
+    fn text(&self, field: usize) -> Option<&'g str> {
+        let r = self.slots.texts[field];
+        (r.len != u32::MAX).then(|| &self.arena[r.start as usize..(r.start + r.len) as usize])
+    }
+    pub fn name(&self) -> &'g str {
+        self.text(0).unwrap_or("")
+    }
+    pub fn avatar(&self) -> Option<&'g str> {
+        self.text(1)
+    }
+    pub fn header(&self) -> Option<&'g str> {
+        self.text(2)
+    }
+    pub fn display(&self) -> Option<&'g str> {
+        self.text(3)
+    }
+    pub fn records(&self) -> Option<&'g str> {
+        self.text(4)
+    }
+    pub fn chains(&self) -> Option<&'g str> {
+        self.text(5)
+    }
+    pub fn resolver(&self) -> Option<&'g str> {
+        self.text(6)
+    }
+    pub fn errors(&self) -> Option<&'g str> {
+        self.text(7)
+    }
+    pub fn fresh(&self) -> Option<i64> {
+        self.slots.fresh
+    }
 }
 
 /// A badge event with its `event` JSON object serialised once at load.
@@ -174,7 +223,8 @@ pub struct Graph {
     leaderboard: Vec<AccountId>,
     search: SearchIndex,
     profile_of: Vec<u32>,
-    profiles: Vec<Profile>,
+    profiles: Vec<ProfileSlots>,
+    profile_text: String,
     /// Lower-cased name -> account.
     names: FastMap<Box<str>, AccountId>,
     notification_offsets: Vec<usize>,
@@ -235,8 +285,13 @@ impl Graph {
     pub fn stats(&self, id: AccountId) -> &AccountStats {
         &self.stats[id as usize]
     }
-    pub fn profile(&self, id: AccountId) -> Option<&Profile> {
-        self.profiles.get(self.profile_of[id as usize] as usize)
+    pub fn profile(&self, id: AccountId) -> Option<Profile<'_>> {
+        self.profiles
+            .get(self.profile_of[id as usize] as usize)
+            .map(|slots| Profile {
+                arena: &self.profile_text,
+                slots,
+            })
     }
 
     /// F's primary-list records: targets ascending with their attributes.
@@ -327,27 +382,8 @@ impl Graph {
         fn map<K, V, S>(m: &std::collections::HashMap<K, V, S>) -> usize {
             m.capacity() * (size_of::<(K, V)>() + 1)
         }
-        fn text(s: &str) -> usize {
-            s.len()
-        }
-        fn opt(s: &Option<Box<str>>) -> usize {
-            s.as_deref().map_or(0, text)
-        }
-        let profiles: usize = self
-            .profiles
-            .iter()
-            .map(|p| {
-                text(&p.name)
-                    + opt(&p.avatar)
-                    + opt(&p.header)
-                    + opt(&p.display)
-                    + opt(&p.records)
-                    + opt(&p.chains)
-                    + opt(&p.resolver)
-                    + opt(&p.errors)
-            })
-            .sum::<usize>()
-            + self.profiles.capacity() * size_of::<Profile>()
+        let profiles: usize = self.profile_text.capacity()
+            + self.profiles.capacity() * size_of::<ProfileSlots>()
             + self.profile_of.capacity() * 4
             + map(&self.names)
             + self.names.keys().map(|k| k.len()).sum::<usize>();
@@ -547,9 +583,17 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
     leaderboard.par_sort_unstable_by_key(|&id| (Reverse(stats[id as usize].followers), id));
     timer.done("leaderboard");
 
-    let (profile_of, profiles, names) = build_profiles(&t, n, &id_of);
+    let (profile_of, profiles, profile_text, names) = build_profiles(&t, n, &id_of)?;
     timer.done("profiles");
-    let search = SearchIndex::build(&leaderboard, &addresses, &profile_of, &profiles);
+    let search = SearchIndex::build(&leaderboard, &addresses, |id| {
+        profiles.get(profile_of[id as usize] as usize).map(|slots| {
+            Profile {
+                arena: &profile_text,
+                slots,
+            }
+            .name()
+        })
+    });
     timer.done("search index");
     let (notification_offsets, notifications) =
         build_notifications(&t, n, &primary_list_user, &id_of, &mut tags)?;
@@ -579,6 +623,7 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
         search,
         profile_of,
         profiles,
+        profile_text,
         names,
         notification_offsets,
         notifications,
@@ -856,34 +901,58 @@ fn assign_ranks(stats: &mut [AccountStats]) {
     }
 }
 
-type Profiles = (Vec<u32>, Vec<Profile>, FastMap<Box<str>, AccountId>);
+type Profiles = (
+    Vec<u32>,
+    Vec<ProfileSlots>,
+    String,
+    FastMap<Box<str>, AccountId>,
+);
 
-fn build_profiles(t: &Tables, n: usize, id_of: &impl Fn(&Address) -> AccountId) -> Profiles {
+fn build_profiles(
+    t: &Tables,
+    n: usize,
+    id_of: &impl Fn(&Address) -> AccountId,
+) -> Result<Profiles, SnapshotError> {
     let mut profile_of = vec![NO_PROFILE; n];
     let mut names = FastMap::default();
-    let boxed = |s: &Option<String>| s.as_deref().map(Box::from);
-    let profiles = t
-        .ens
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let id = id_of(&e.address);
-            profile_of[id as usize] = i as u32;
-            names.insert(e.name.to_lowercase().into_boxed_str(), id);
-            Profile {
-                name: e.name.as_str().into(),
-                avatar: boxed(&e.avatar),
-                header: boxed(&e.header),
-                display: boxed(&e.display),
-                records: boxed(&e.records),
-                chains: boxed(&e.chains),
-                fresh: e.fresh,
-                resolver: boxed(&e.resolver),
-                errors: boxed(&e.errors),
-            }
+    let mut arena = String::new();
+    let mut put = |text: Option<&str>| -> Result<TextRef, SnapshotError> {
+        let Some(text) = text else {
+            return Ok(NULL_TEXT);
+        };
+        let start = u32::try_from(arena.len())
+            .ok()
+            .filter(|s| {
+                s.checked_add(text.len() as u32).is_some() && text.len() < u32::MAX as usize
+            })
+            .ok_or_else(|| SnapshotError::new("ens.parquet", "more than 4 GiB of profile text"))?;
+        arena.push_str(text);
+        Ok(TextRef {
+            start,
+            len: text.len() as u32,
         })
-        .collect();
-    (profile_of, profiles, names)
+    };
+    let mut profiles = Vec::with_capacity(t.ens.len());
+    for (i, e) in t.ens.iter().enumerate() {
+        let id = id_of(&e.address);
+        profile_of[id as usize] = i as u32;
+        names.insert(e.name.to_lowercase().into_boxed_str(), id);
+        profiles.push(ProfileSlots {
+            texts: [
+                put(Some(&e.name))?,
+                put(e.avatar.as_deref())?,
+                put(e.header.as_deref())?,
+                put(e.display.as_deref())?,
+                put(e.records.as_deref())?,
+                put(e.chains.as_deref())?,
+                put(e.resolver.as_deref())?,
+                put(e.errors.as_deref())?,
+            ],
+            fresh: e.fresh,
+        });
+    }
+    arena.shrink_to_fit();
+    Ok((profile_of, profiles, arena, names))
 }
 
 fn build_notifications(

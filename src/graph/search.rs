@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use super::{AccountId, Profile, NO_PROFILE};
+use super::AccountId;
 use crate::snapshot::{push_hex, Address};
 
 #[derive(Debug, Default)]
@@ -80,18 +80,14 @@ fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32>) {
 }
 
 impl SearchIndex {
-    pub(super) fn build(
+    pub(super) fn build<'a>(
         leaderboard: &[AccountId],
         addresses: &[Address],
-        profile_of: &[u32],
-        profiles: &[Profile],
+        name_of: impl Fn(AccountId) -> Option<&'a str> + Sync,
     ) -> SearchIndex {
         let names_lower: Vec<Box<str>> = leaderboard
             .par_iter()
-            .map(|&id| match profile_of[id as usize] {
-                NO_PROFILE => Box::from(""),
-                p => profiles[p as usize].name.to_lowercase().into_boxed_str(),
-            })
+            .map(|&id| name_of(id).map_or(Box::from(""), |n| n.to_lowercase().into_boxed_str()))
             .collect();
         let board_addresses: Vec<Address> = leaderboard
             .iter()
