@@ -7,6 +7,7 @@ mod support;
 
 mod badges;
 mod details;
+mod differential;
 mod errors;
 mod followers;
 mod leaderboard;

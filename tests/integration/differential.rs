@@ -1,0 +1,253 @@
+//! Differential property test: a naive model of API.md (straight loops
+//! over the raw table rows, `differential/model.rs`) against the real
+//! engine (`request::route` + `parse_request` + `query::resolve` +
+//! `query::render`, in process), over many random small snapshots and
+//! random request targets for all seven endpoints. Bodies are compared as
+//! exact strings (the model's `serde_json::Value` serialised compactly, key
+//! order kept).
+//!
+//! Some snapshots also make a round trip through Parquet
+//! (`write_snapshot` + `read_snapshot` + `Graph::build`), which checks that
+//! the generator only produces valid snapshots and that the reader keeps
+//! every row (JSON object columns are then stored with spaces).
+
+mod gen;
+mod model;
+
+use std::fmt::Write as _;
+
+use followgraph::graph::Graph;
+use followgraph::snapshot::{Address, Tables};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestError, TestRunner};
+
+use gen::{build_req, build_snap, req_spec, snap_spec, Req, Snap, NOW_MS};
+use model::{addr_text, iso, Model};
+
+/// Snapshots per run (`DIFFERENTIAL_CASES` overrides it for a longer soak),
+/// and requests per snapshot.
+const CASES: u32 = 768;
+const REQUESTS: std::ops::RangeInclusive<usize> = 40..=60;
+
+fn build_graph(snap: &Snap) -> Graph {
+    if !snap.via_parquet {
+        return Graph::from_tables("diff".into(), snap.created_at_ms, snap.tables.clone())
+            .expect("graph builds");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("snap");
+    followgraph::snapshot::write_snapshot(
+        &path,
+        snap.created_at_ms,
+        &snap.tables,
+        &followgraph::snapshot::WriteOptions::default(),
+    )
+    .expect("write_snapshot");
+    let loaded = followgraph::snapshot::read_snapshot(&path)
+        .unwrap_or_else(|e| panic!("generated snapshot rejected: {e}\n{}", describe(snap)));
+    assert_eq!(loaded.created_at_ms, snap.created_at_ms);
+    Graph::build(loaded).expect("graph builds")
+}
+
+/// The engine's answer: status and body.
+fn engine(g: &Graph, req: &Req) -> (u16, String) {
+    let (_, route) = followgraph::request::route(&req.path);
+    let route = route.unwrap_or_else(|| panic!("{} is a known path", req.path));
+    let answer = followgraph::request::parse_request(&route, &req.query, 1000).and_then(|r| {
+        let target = followgraph::query::resolve(g, &r.subject)?;
+        Ok(followgraph::query::render(g, &r, &target, NOW_MS))
+    });
+    match answer {
+        Ok(body) => (200, body),
+        Err(e) => (e.status(), e.body()),
+    }
+}
+
+/// A readable dump of a snapshot: addresses as `a0..a9` with a legend.
+fn describe(snap: &Snap) -> String {
+    let t: &Tables = &snap.tables;
+    let name = |a: &Address| match snap.addrs.iter().position(|x| x == a) {
+        Some(i) => format!("a{i}"),
+        None => addr_text(a),
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "snapshot (created_at {}, via_parquet {}):",
+        iso(snap.created_at_ms),
+        snap.via_parquet
+    );
+    for (i, a) in snap.addrs.iter().enumerate() {
+        let _ = writeln!(s, "  a{i} = {}", addr_text(a));
+    }
+    for l in &t.lists {
+        let _ = writeln!(
+            s,
+            "  list {} user {} owner {} manager {}",
+            l.token_id,
+            name(&l.user),
+            name(&l.owner),
+            name(&l.manager)
+        );
+    }
+    for p in &t.primary_lists {
+        let _ = writeln!(s, "  primary_list {} -> {}", name(&p.address), p.token_id);
+    }
+    for r in &t.list_records {
+        let _ = writeln!(
+            s,
+            "  record list {} -> {} at {}",
+            r.token_id,
+            name(&r.address),
+            iso(r.updated_at)
+        );
+    }
+    for g in &t.list_record_tags {
+        let _ = writeln!(
+            s,
+            "  tag list {} -> {} {:?} at {}",
+            g.token_id,
+            name(&g.address),
+            g.tag,
+            iso(g.updated_at)
+        );
+    }
+    for o in &t.list_ops {
+        let _ = writeln!(
+            s,
+            "  op seq {} list {} opcode {} target {} tag {:?} at {}",
+            o.seq,
+            o.token_id,
+            o.op.opcode,
+            name(&o.op.target),
+            o.op.tag,
+            iso(o.updated_at)
+        );
+    }
+    for e in &t.ens {
+        let _ = writeln!(s, "  ens {} {:?}", name(&e.address), e);
+    }
+    for e in &t.badge_events {
+        let _ = writeln!(s, "  badge_event {} position {}", e.event_id, e.position);
+    }
+    for b in &t.badges {
+        let _ = writeln!(
+            s,
+            "  badge {} event {} token {:?} owner {:?}",
+            name(&b.address),
+            b.event_id,
+            b.token_id,
+            b.owner
+        );
+    }
+    s
+}
+
+fn check(snap: &Snap, reqs: &[Req]) -> Result<(), TestCaseError> {
+    let graph = build_graph(snap);
+    let model = Model::new(&snap.tables, snap.created_at_ms);
+    for req in reqs {
+        let expected = model.answer(req.endpoint, &req.param, &req.pairs);
+        let expected_body = serde_json::to_string(&expected.body).unwrap();
+        let (status, body) = engine(&graph, req);
+        if std::env::var_os("DIFFERENTIAL_STATS").is_some() {
+            stats::record(req.endpoint, status, &body);
+            if std::env::var_os("DIFFERENTIAL_DUMP").is_some() {
+                eprintln!("{} -> {status} {body}", req.target());
+            }
+        }
+        if status != expected.status || body != expected_body {
+            return Err(TestCaseError::fail(format!(
+                "engine and model disagree\n{}request: GET {}\n  decoded param {:?}, query {:?}\n\
+                 expected: {} {}\nactual:   {} {}",
+                describe(snap),
+                req.target(),
+                req.param,
+                req.pairs,
+                expected.status,
+                expected_body,
+                status,
+                body
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Opt-in (`DIFFERENTIAL_STATS=1`, with `--nocapture`): how many answers of
+/// each kind the random requests produced, to see what the test exercises.
+mod stats {
+    use std::sync::Mutex;
+
+    static SEEN: Mutex<Vec<(usize, u16, usize, usize)>> = Mutex::new(Vec::new());
+
+    pub fn record(endpoint: usize, status: u16, body: &str) {
+        // Rough size of the answer: number of JSON objects in it.
+        let objects = body.matches('{').count();
+        SEEN.lock()
+            .unwrap()
+            .push((endpoint, status, objects, body.len()));
+    }
+
+    pub fn print() {
+        let seen = SEEN.lock().unwrap();
+        for endpoint in 0..7 {
+            let of: Vec<_> = seen.iter().filter(|s| s.0 == endpoint).collect();
+            let ok: Vec<_> = of.iter().filter(|s| s.1 == 200).collect();
+            let mut hist = std::collections::BTreeMap::new();
+            for s in &ok {
+                *hist.entry(s.2.min(12)).or_insert(0) += 1;
+            }
+            eprintln!(
+                "endpoint {endpoint}: {} requests, 200: {}, 400: {}, 404: {}; objects per 200 body: {hist:?}",
+                of.len(),
+                ok.len(),
+                of.iter().filter(|s| s.1 == 400).count(),
+                of.iter().filter(|s| s.1 == 404).count(),
+            );
+        }
+    }
+}
+
+#[test]
+fn differential_engine_matches_naive_model() {
+    let config = Config {
+        cases: std::env::var("DIFFERENTIAL_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(CASES),
+        max_shrink_iters: 2048,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let strategy = (snap_spec(), prop::collection::vec(req_spec(), REQUESTS));
+    let result = runner.run(&strategy, |(spec, req_specs)| {
+        let snap = build_snap(&spec);
+        let reqs: Vec<Req> = req_specs.iter().map(|r| build_req(r, &snap)).collect();
+        check(&snap, &reqs)
+    });
+    if std::env::var_os("DIFFERENTIAL_STATS").is_some() {
+        stats::print();
+    }
+    match result {
+        Ok(()) => {}
+        Err(TestError::Fail(reason, _)) => panic!("minimal failing case:\n{reason}"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The model's own helpers, checked against hand-worked values so that a
+/// disagreement is not the model's date arithmetic.
+#[test]
+fn differential_model_iso() {
+    assert_eq!(iso(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(iso(1_728_935_138_617), "2024-10-14T19:45:38.617Z");
+    assert_eq!(iso(951_782_400_007), "2000-02-29T00:00:00.007Z");
+    assert_eq!(iso(1_795_176_000_000), "2026-11-20T12:00:00.000Z");
+    assert_eq!(iso(gen::S), "2024-10-14T00:00:00.000Z");
+    assert_eq!(iso(-1), "1969-12-31T23:59:59.999Z");
+    assert_eq!(iso(-1_500), "1969-12-31T23:59:58.500Z");
+    assert_eq!(iso(-86_400_001), "1969-12-30T23:59:59.999Z");
+    assert_eq!(iso(-31_536_000_000), "1969-01-01T00:00:00.000Z");
+}
