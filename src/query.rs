@@ -3,7 +3,7 @@
 //! (graph, request, now); no HTTP, no cache.
 
 use crate::error::ApiError;
-use crate::graph::{AccountId, Graph, Notification, FLAG_BLOCK, FLAG_MUTE};
+use crate::graph::{AccountId, Graph, Notification, Notifications, FLAG_BLOCK, FLAG_MUTE};
 use crate::json::{push_key, push_num, push_num_str, push_opt_str, push_str};
 use crate::request::{
     AccountRef, FollowerParams, FollowerSort, NotificationParams, Params, Request, Subject,
@@ -268,44 +268,46 @@ fn notifications(
     out: &mut String,
 ) {
     let (address, all) = match *target {
-        Target::Account { address, id } => {
-            (address, id.map_or(&[][..], |id| g.notifications_of(id)))
-        }
+        Target::Account { address, id } => (
+            address,
+            id.map_or(Notifications::empty(), |id| g.notifications_of(id)),
+        ),
         _ => unreachable!("notifications are asked of an account"),
     };
     // Window `start - interval <= updated_at <= start`, in milliseconds.
     let window = match p.interval.hours() {
-        None => all,
+        None => 0..all.len(),
         Some(hours) => {
             let end = match p.start {
                 Some(secs) => i64::try_from(secs.saturating_mul(1000)).unwrap_or(i64::MAX),
                 None => now_ms,
             };
             let begin = end.saturating_sub(hours * 3_600_000);
-            let first = all.partition_point(|n| n.updated_at > end);
-            let last = all.partition_point(|n| n.updated_at >= begin);
-            &all[first..last.max(first)]
+            let first = all.partition_point(|at| at > end);
+            let last = all.partition_point(|at| at >= begin);
+            first..last.max(first)
         }
     };
     // A tag filter: ops 1 and 2 carry no tag; an unknown tag matches nothing.
     let tag_filter: Option<Option<u32>> = p.tag.as_deref().map(|t| g.tag_id(t));
-    let keep = |n: &&Notification| {
-        p.opcode.is_none_or(|op| n.opcode() == op)
+    let keep = |i: &usize| {
+        let opcode = all.opcode(*i);
+        p.opcode.is_none_or(|op| opcode == op)
             && match tag_filter {
                 None => true,
                 Some(None) => false,
-                Some(Some(tag)) => n.tag_id() == tag && n.opcode() >= 3,
+                Some(Some(tag)) => opcode >= 3 && all.get(*i).tag_id == tag,
             }
     };
-    let page: Vec<&Notification> = window
-        .iter()
+    let page: Vec<Notification> = window
         .filter(keep)
         .skip(p.offset)
         .take(p.limit)
+        .map(|i| all.get(i))
         .collect();
     let mut totals = [0u64; 5];
     for n in &page {
-        totals[usize::from(n.opcode())] += 1;
+        totals[usize::from(n.opcode)] += 1;
     }
     out.push_str("{\"summary\":{");
     push_key(out, "interval");
@@ -335,8 +337,8 @@ fn notifications(
             out.push(',');
         }
         let profile = g.profile(n.actor);
-        let opcode = n.opcode();
-        let tag = g.tag_text(n.tag_id());
+        let opcode = n.opcode;
+        let tag = g.tag_text(n.tag_id);
         out.push('{');
         push_key(out, "address");
         push_address(out, g.address(n.actor));

@@ -28,7 +28,7 @@ pub use hash::{FastMap, FastState};
 pub use search::SearchIndex;
 
 use crate::snapshot::{
-    format_address, Address, BadgeEventRow, LoadedSnapshot, SnapshotError, Tables,
+    format_address, Address, BadgeEventRow, LoadedSnapshot, SnapshotError, Tables, OP_TAG,
 };
 
 /// An account's dense id (index into `Graph::addresses`).
@@ -48,21 +48,80 @@ pub struct EdgeAttr {
     pub tagset: u32,
 }
 
-/// One visible op, stored under its target account.
+/// One visible op as stored under its target account: 12 bytes (there
+/// are ~26M at a million accounts). The opcode rides in the top 3 bits of
+/// the actor id; the tags of tag/untag ops live in a side table.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, packed(4))]
+struct StoredOp {
+    updated_at: i64,
+    actor_op: u32,
+}
+
+const ACTOR_BITS: u32 = 29;
+
+/// One visible op, unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Notification {
     pub updated_at: i64,
     pub actor: AccountId,
-    /// `tag_id << 3 | opcode` (tag id 0 is the empty tag).
-    code: u32,
+    pub opcode: u8,
+    /// 0 (the empty tag) for follow and un-follow.
+    pub tag_id: u32,
 }
 
-impl Notification {
-    pub fn opcode(&self) -> u8 {
-        (self.code & 7) as u8
+/// The ops targeting one account, newest first (`updated_at` descending,
+/// then `seq` descending).
+#[derive(Clone, Copy, Debug)]
+pub struct Notifications<'g> {
+    /// Index of the first op in the graph-wide arrays.
+    base: usize,
+    ops: &'g [StoredOp],
+    /// (graph-wide op index, tag id) of every tag/untag op, sorted.
+    tags: &'g [(u32, u32)],
+}
+
+impl<'g> Notifications<'g> {
+    pub fn empty() -> Self {
+        Notifications {
+            base: 0,
+            ops: &[],
+            tags: &[],
+        }
     }
-    pub fn tag_id(&self) -> u32 {
-        self.code >> 3
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+    pub fn updated_at(&self, i: usize) -> i64 {
+        self.ops[i].updated_at
+    }
+    pub fn opcode(&self, i: usize) -> u8 {
+        (self.ops[i].actor_op >> ACTOR_BITS) as u8
+    }
+    /// The first index whose op is not `newer` (ops are newest first).
+    pub fn partition_point(&self, newer: impl Fn(i64) -> bool) -> usize {
+        self.ops.partition_point(|o| newer(o.updated_at))
+    }
+    pub fn get(&self, i: usize) -> Notification {
+        let op = self.ops[i];
+        let opcode = (op.actor_op >> ACTOR_BITS) as u8;
+        let tag_id = if opcode >= OP_TAG {
+            let global = (self.base + i) as u32;
+            self.tags
+                .binary_search_by_key(&global, |&(at, _)| at)
+                .map_or(0, |k| self.tags[k].1)
+        } else {
+            0
+        };
+        Notification {
+            updated_at: op.updated_at,
+            actor: op.actor_op & ((1 << ACTOR_BITS) - 1),
+            opcode,
+            tag_id,
+        }
     }
 }
 
@@ -228,7 +287,8 @@ pub struct Graph {
     /// Lower-cased name -> account.
     names: FastMap<Box<str>, AccountId>,
     notification_offsets: Vec<usize>,
-    notifications: Vec<Notification>,
+    notifications: Vec<StoredOp>,
+    notification_tags: Vec<(u32, u32)>,
     badge_events: Vec<BadgeEvent>,
     holdings: FastMap<AccountId, Box<[Holding]>>,
 }
@@ -351,9 +411,14 @@ impl Graph {
 
     /// Ops targeting the account, `updated_at` descending then `seq`
     /// descending.
-    pub fn notifications_of(&self, id: AccountId) -> &[Notification] {
+    pub fn notifications_of(&self, id: AccountId) -> Notifications<'_> {
         let o = &self.notification_offsets;
-        &self.notifications[o[id as usize]..o[id as usize + 1]]
+        let (a, b) = (o[id as usize], o[id as usize + 1]);
+        Notifications {
+            base: a,
+            ops: &self.notifications[a..b],
+            tags: &self.notification_tags,
+        }
     }
 
     pub fn badge_events(&self) -> &[BadgeEvent] {
@@ -427,7 +492,8 @@ impl Graph {
             (
                 "notifications",
                 self.notification_offsets.capacity() * size_of::<usize>()
-                    + self.notifications.capacity() * size_of::<Notification>(),
+                    + self.notifications.capacity() * size_of::<StoredOp>()
+                    + self.notification_tags.capacity() * 8,
             ),
             (
                 "badges",
@@ -595,7 +661,7 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
         })
     });
     timer.done("search index");
-    let (notification_offsets, notifications) =
+    let (notification_offsets, notifications, notification_tags) =
         build_notifications(&t, n, &primary_list_user, &id_of, &mut tags)?;
     timer.done("notifications");
     let (badge_events, holdings) = build_badges(&t, &id_of);
@@ -627,6 +693,7 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
         names,
         notification_offsets,
         notifications,
+        notification_tags,
         badge_events,
         holdings,
     })
@@ -955,30 +1022,32 @@ fn build_profiles(
     Ok((profile_of, profiles, arena, names))
 }
 
+type NotificationIndex = (Vec<usize>, Vec<StoredOp>, Vec<(u32, u32)>);
+
 fn build_notifications(
     t: &Tables,
     n: usize,
     primary_list_user: &FastMap<u64, AccountId>,
     id_of: &(impl Fn(&Address) -> AccountId + Sync),
     tags: &mut TagInterner,
-) -> Result<(Vec<usize>, Vec<Notification>), SnapshotError> {
+) -> Result<NotificationIndex, SnapshotError> {
+    if n > 1 << ACTOR_BITS {
+        return Err(SnapshotError::new(
+            "list_ops.parquet",
+            format!("more than 2^{ACTOR_BITS} accounts"),
+        ));
+    }
     for op in &t.list_ops {
         if !op.op.tag.is_empty() && primary_list_user.contains_key(&op.token_id) {
             tags.tag(&op.op.tag);
         }
-    }
-    if tags.texts.len() >= 1 << 29 {
-        return Err(SnapshotError::new(
-            "list_ops.parquet",
-            "more than 2^29 distinct tags",
-        ));
     }
     let tag_ids = &tags.ids;
     // Target of each visible op (u32::MAX: invisible), then a counting
     // sort by target and a small sort per target: a comparison sort of all
     // ops took 4x longer at 26M ops.
     const INVISIBLE: u32 = u32::MAX;
-    // (target, actor, tag << 3 | opcode) per op, all lookups done here in
+    // (target, actor | opcode << 29, tag) per op, all lookups done here in
     // parallel so that the scatter below only copies.
     let resolved: Vec<(u32, u32, u32)> = t
         .list_ops
@@ -986,8 +1055,8 @@ fn build_notifications(
         .map(|o| match primary_list_user.get(&o.token_id) {
             Some(&actor) => (
                 id_of(&o.op.target),
-                actor,
-                (tag_ids[o.op.tag.as_str()] << 3) | u32::from(o.op.opcode),
+                actor | (u32::from(o.op.opcode) << ACTOR_BITS),
+                tag_ids[o.op.tag.as_str()],
             ),
             None => (INVISIBLE, 0, 0),
         })
@@ -999,34 +1068,41 @@ fn build_notifications(
             .map(|&(to, _, _)| to)
             .filter(|&to| to != INVISIBLE),
     );
+    if offsets[n] > u32::MAX as usize {
+        return Err(SnapshotError::new(
+            "list_ops.parquet",
+            "more than 2^32 visible ops",
+        ));
+    }
     let mut cursor = offsets.clone();
-    let blank = Notification {
-        updated_at: 0,
-        actor: 0,
-        code: 0,
-    };
-    let mut by_target: Vec<(u64, Notification)> = vec![(0, blank); offsets[n]];
-    for (o, &(to, actor, code)) in t.list_ops.iter().zip(&resolved) {
+    // (updated_at, seq, actor | opcode, tag) grouped by target.
+    let mut by_target: Vec<(i64, u64, u32, u32)> = vec![(0, 0, 0, 0); offsets[n]];
+    for (o, &(to, actor_op, tag)) in t.list_ops.iter().zip(&resolved) {
         if to == INVISIBLE {
             continue;
         }
         let c = &mut cursor[to as usize];
-        by_target[*c] = (
-            o.seq,
-            Notification {
-                updated_at: o.updated_at,
-                actor,
-                code,
-            },
-        );
+        by_target[*c] = (o.updated_at, o.seq, actor_op, tag);
         *c += 1;
     }
     drop((resolved, cursor));
     for_each_row_mut(&mut by_target, &offsets, |row| {
-        row.sort_unstable_by_key(|(seq, n)| Reverse((n.updated_at, *seq)));
+        row.sort_unstable_by_key(|&(at, seq, _, _)| Reverse((at, seq)));
     });
-    let notifications = by_target.into_par_iter().map(|(_, n)| n).collect();
-    Ok((offsets, notifications))
+    let notification_tags: Vec<(u32, u32)> = by_target
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.3 != 0)
+        .map(|(i, e)| (i as u32, e.3))
+        .collect();
+    let notifications = by_target
+        .into_par_iter()
+        .map(|(updated_at, _, actor_op, _)| StoredOp {
+            updated_at,
+            actor_op,
+        })
+        .collect();
+    Ok((offsets, notifications, notification_tags))
 }
 
 type Badges = (Vec<BadgeEvent>, FastMap<AccountId, Box<[Holding]>>);
