@@ -6,7 +6,8 @@
 //! - accounts are interned to dense `u32` ids **in address order**, so
 //!   "address ascending" tie-breaks are id comparisons;
 //! - `following`: petgraph CSR, row F = the accounts F's primary list
-//!   holds, ascending, each edge carrying `EdgeAttr` (12 bytes);
+//!   holds, ascending, each edge carrying its `updated_at` (8 bytes); the
+//!   tag sets of the few tagged records sit in a side table;
 //! - `followers`: the reverse direction as a CSR of its own (shared row
 //!   offsets, two column arrays): row T lists T's followers pre-sorted in
 //!   the two orders the endpoint pages through (latest, follower count), so
@@ -40,10 +41,9 @@ pub const FLAG_MUTE: u8 = 2;
 pub const FLAG_TOP8: u8 = 4;
 
 /// One visible follow record F -> T: when it was (last) added and the id of
-/// its set of visible tags (0 = no tags). Packed to 12 bytes: e is ~20M.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, packed(4))]
-pub struct EdgeAttr {
+/// its set of visible tags (0 = no tags).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Record {
     pub updated_at: i64,
     pub tagset: u32,
 }
@@ -272,7 +272,11 @@ pub struct Graph {
     primary_list: Vec<u64>,
     /// (primary list token id, its user), sorted by token id.
     primary_list_user: Vec<(u64, AccountId)>,
-    following: Csr<(), EdgeAttr, Directed, u32>,
+    /// Edge weight: the record's `updated_at`.
+    following: Csr<(), i64, Directed, u32>,
+    /// (follower, target, tag set) of every record with visible tags,
+    /// sorted: most records carry none, so no per-edge tag field.
+    record_tagsets: Vec<(AccountId, AccountId, u32)>,
     followers: FollowerIndex,
     tag_texts: Vec<Box<str>>,
     tag_ids: FastMap<Box<str>, u32>,
@@ -355,7 +359,7 @@ impl Graph {
     }
 
     /// F's primary-list records: targets ascending with their attributes.
-    pub fn following_of(&self, f: AccountId) -> (&[AccountId], &[EdgeAttr]) {
+    pub fn following_of(&self, f: AccountId) -> (&[AccountId], &[i64]) {
         if (f as usize) < self.following.node_count() {
             (
                 self.following.neighbors_slice(f),
@@ -367,9 +371,17 @@ impl Graph {
     }
 
     /// F's record of T, if F's primary list holds one.
-    pub fn record(&self, f: AccountId, t: AccountId) -> Option<EdgeAttr> {
-        let (targets, attrs) = self.following_of(f);
-        targets.binary_search(&t).ok().map(|i| attrs[i])
+    pub fn record(&self, f: AccountId, t: AccountId) -> Option<Record> {
+        let (targets, times) = self.following_of(f);
+        let i = targets.binary_search(&t).ok()?;
+        let tagset = self
+            .record_tagsets
+            .binary_search_by_key(&(f, t), |&(a, b, _)| (a, b))
+            .map_or(0, |k| self.record_tagsets[k].2);
+        Some(Record {
+            updated_at: times[i],
+            tagset,
+        })
     }
 
     /// T's followers, `updated_at` descending then address ascending.
@@ -468,8 +480,9 @@ impl Graph {
             ),
             (
                 "following",
-                self.following.edge_count() * (4 + size_of::<EdgeAttr>())
-                    + (self.following.node_count() + 1) * size_of::<usize>(),
+                self.following.edge_count() * (4 + 8)
+                    + (self.following.node_count() + 1) * size_of::<usize>()
+                    + self.record_tagsets.capacity() * 12,
             ),
             (
                 "followers",
@@ -591,27 +604,11 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
     timer.done("edges");
 
     let mut tags = TagInterner::default();
-    let edge_tagsets = build_tagsets(&t, &primary_list_user, &address_ids, &edges, &mut tags);
+    let record_tagsets = build_tagsets(&t, &primary_list_user, &address_ids, &edges, &mut tags);
     timer.done("tagsets");
 
-    let csr_edges: Vec<(u32, u32, EdgeAttr)> = edges
-        .par_iter()
-        .zip(edge_tagsets.par_iter())
-        .map(|(&(f, to, at), &set)| {
-            (
-                f,
-                to,
-                EdgeAttr {
-                    updated_at: at,
-                    tagset: set,
-                },
-            )
-        })
-        .collect();
-    drop(edge_tagsets);
-    let following: Csr<(), EdgeAttr, Directed, u32> = Csr::from_sorted_edges(&csr_edges)
-        .expect("edges are sorted by (follower, target) and unique");
-    drop(csr_edges);
+    let following: Csr<(), i64, Directed, u32> =
+        Csr::from_sorted_edges(&edges).expect("edges are sorted by (follower, target) and unique");
     timer.done("forward csr");
 
     // Counts, then the reverse index (which sorts by follower counts).
@@ -623,7 +620,7 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
     let followers = build_follower_index(n, &edges, &stats);
     timer.done("follower index");
     drop(edges);
-    count_tag_flags(&following, &tags, &mut stats);
+    count_tag_flags(&record_tagsets, &tags, &mut stats);
     let mutuals: Vec<u32> = (0..n as u32)
         .into_par_iter()
         .map(|x| {
@@ -679,6 +676,7 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
         primary_list,
         primary_list_user,
         following,
+        record_tagsets,
         followers,
         tag_texts: tags.texts,
         tag_ids: tags.ids,
@@ -807,15 +805,15 @@ impl TagInterner {
     }
 }
 
-/// The visible tag set of every edge (tags whose record exists in a
-/// primary list), as set ids aligned with `edges`.
+/// The visible tag sets (tags whose record exists in a primary list):
+/// (follower, target, set id) for every record that has any, sorted.
 fn build_tagsets(
     t: &Tables,
     primary_list_user: &FastMap<u64, AccountId>,
     address_ids: &FastMap<Address, AccountId>,
     edges: &[(AccountId, AccountId, i64)],
     tags: &mut TagInterner,
-) -> Vec<u32> {
+) -> Vec<(AccountId, AccountId, u32)> {
     // (edge index, tag row index) for every visible tag row.
     let mut visible: Vec<(u32, u32)> = t
         .list_record_tags
@@ -838,7 +836,7 @@ fn build_tagsets(
             x.tag.as_bytes().cmp(y.tag.as_bytes())
         })
     });
-    let mut sets = vec![0u32; edges.len()];
+    let mut sets = Vec::new();
     let mut group: Vec<u32> = Vec::new();
     for chunk in visible.chunk_by(|a, b| a.0 == b.0) {
         group.clear();
@@ -847,30 +845,25 @@ fn build_tagsets(
                 .iter()
                 .map(|&(_, row)| tags.tag(&t.list_record_tags[row as usize].tag)),
         );
-        sets[chunk[0].0 as usize] = tags.set(&group);
+        let (f, to, _) = edges[chunk[0].0 as usize];
+        sets.push((f, to, tags.set(&group)));
     }
+    // Edge order is (follower, target) order, so `sets` is sorted.
     sets
 }
 
 fn count_tag_flags(
-    following: &Csr<(), EdgeAttr, Directed, u32>,
+    record_tagsets: &[(AccountId, AccountId, u32)],
     tags: &TagInterner,
     stats: &mut [AccountStats],
 ) {
-    for f in 0..following.node_count() as u32 {
-        let (targets, attrs) = (following.neighbors_slice(f), following.edges_slice(f));
-        for (&to, attr) in targets.iter().zip(attrs) {
-            let set = attr.tagset;
-            if set == 0 {
-                continue;
-            }
-            let flags = tags.set_flags[set as usize];
-            if flags & FLAG_BLOCK != 0 {
-                stats[to as usize].blocks += 1;
-            }
-            if flags & FLAG_TOP8 != 0 {
-                stats[to as usize].top8 += 1;
-            }
+    for &(_, to, set) in record_tagsets {
+        let flags = tags.set_flags[set as usize];
+        if flags & FLAG_BLOCK != 0 {
+            stats[to as usize].blocks += 1;
+        }
+        if flags & FLAG_TOP8 != 0 {
+            stats[to as usize].top8 += 1;
         }
     }
 }
