@@ -208,9 +208,10 @@ fn search(g: &Graph, term: &str, offset: usize, limit: usize, out: &mut String) 
     out.push_str(",\"results\":[");
     if !term.is_empty() && limit > 0 {
         let board = g.leaderboard();
+        let address = |p: usize| g.address(board[p]);
         for (i, pos) in g
             .search_index()
-            .find(term, offset, limit)
+            .find(term, offset, limit, address)
             .into_iter()
             .enumerate()
         {

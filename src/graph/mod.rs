@@ -125,6 +125,48 @@ impl<'g> Notifications<'g> {
     }
 }
 
+/// The five counts of one account, as stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Counts {
+    followers: u32,
+    following: u32,
+    mutuals: u32,
+    blocks: u32,
+    top8: u32,
+}
+
+/// SQL `RANK()` of one count, descending, among accounts whose count is >
+/// 0, as (count, rank) for each distinct count > 0, count descending. A
+/// rank depends only on the count, so the distinct counts (a few thousand)
+/// replace a rank per account.
+#[derive(Debug, Default)]
+struct RankTable(Vec<(u32, u32)>);
+
+impl RankTable {
+    fn new(counts: impl Iterator<Item = u32>) -> RankTable {
+        let mut sorted: Vec<u32> = counts.filter(|&c| c > 0).collect();
+        sorted.par_sort_unstable_by(|a, b| b.cmp(a));
+        let mut table = Vec::new();
+        for (i, &c) in sorted.iter().enumerate() {
+            if i == 0 || sorted[i - 1] != c {
+                // Ties share the rank of their first; the next leaves a gap.
+                table.push((c, i as u32 + 1));
+            }
+        }
+        table.shrink_to_fit();
+        RankTable(table)
+    }
+
+    fn rank(&self, count: u32) -> u32 {
+        if count == 0 {
+            return 0;
+        }
+        self.0
+            .binary_search_by(|&(c, _)| count.cmp(&c))
+            .map_or(0, |i| self.0[i].1)
+    }
+}
+
 /// Counts and ranks of one account (ranks are 0 when the count is 0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AccountStats {
@@ -282,7 +324,9 @@ pub struct Graph {
     tag_ids: FastMap<Box<str>, u32>,
     tagsets: Vec<Box<[u32]>>,
     tagset_flags: Vec<u8>,
-    stats: Vec<AccountStats>,
+    counts: Vec<Counts>,
+    /// followers, following, mutuals, blocks, top8.
+    rank_tables: [RankTable; 5],
     leaderboard: Vec<AccountId>,
     search: SearchIndex,
     profile_of: Vec<u32>,
@@ -346,8 +390,21 @@ impl Graph {
     pub fn primary_list(&self, id: AccountId) -> Option<u64> {
         Some(self.primary_list[id as usize]).filter(|&t| t != 0)
     }
-    pub fn stats(&self, id: AccountId) -> &AccountStats {
-        &self.stats[id as usize]
+    pub fn stats(&self, id: AccountId) -> AccountStats {
+        let c = self.counts[id as usize];
+        let [followers, following, mutuals, blocks, top8] = &self.rank_tables;
+        AccountStats {
+            followers: c.followers,
+            following: c.following,
+            mutuals: c.mutuals,
+            blocks: c.blocks,
+            top8: c.top8,
+            followers_rank: followers.rank(c.followers),
+            following_rank: following.rank(c.following),
+            mutuals_rank: mutuals.rank(c.mutuals),
+            blocks_rank: blocks.rank(c.blocks),
+            top8_rank: top8.rank(c.top8),
+        }
     }
     pub fn profile(&self, id: AccountId) -> Option<Profile<'_>> {
         self.profiles
@@ -498,7 +555,13 @@ impl Graph {
             ),
             (
                 "stats",
-                self.stats.capacity() * size_of::<AccountStats>() + self.leaderboard.capacity() * 4,
+                self.counts.capacity() * size_of::<Counts>()
+                    + self
+                        .rank_tables
+                        .iter()
+                        .map(|t| t.0.capacity() * 8)
+                        .sum::<usize>()
+                    + self.leaderboard.capacity() * 4,
             ),
             ("search", self.search.heap_bytes()),
             ("profiles", profiles),
@@ -612,7 +675,7 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
     timer.done("forward csr");
 
     // Counts, then the reverse index (which sorts by follower counts).
-    let mut stats = vec![AccountStats::default(); n];
+    let mut stats = vec![Counts::default(); n];
     for &(f, to, _) in &edges {
         stats[f as usize].following += 1;
         stats[to as usize].followers += 1;
@@ -637,7 +700,13 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
     for (s, m) in stats.iter_mut().zip(mutuals) {
         s.mutuals = m;
     }
-    assign_ranks(&mut stats);
+    let rank_tables = [
+        RankTable::new(stats.iter().map(|s| s.followers)),
+        RankTable::new(stats.iter().map(|s| s.following)),
+        RankTable::new(stats.iter().map(|s| s.mutuals)),
+        RankTable::new(stats.iter().map(|s| s.blocks)),
+        RankTable::new(stats.iter().map(|s| s.top8)),
+    ];
     timer.done("counts and ranks");
 
     let mut leaderboard: Vec<AccountId> = (0..n as u32)
@@ -682,7 +751,8 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
         tag_ids: tags.ids,
         tagsets: tags.sets,
         tagset_flags: tags.set_flags,
-        stats,
+        counts: stats,
+        rank_tables,
         leaderboard,
         search,
         profile_of,
@@ -855,7 +925,7 @@ fn build_tagsets(
 fn count_tag_flags(
     record_tagsets: &[(AccountId, AccountId, u32)],
     tags: &TagInterner,
-    stats: &mut [AccountStats],
+    stats: &mut [Counts],
 ) {
     for &(_, to, set) in record_tagsets {
         let flags = tags.set_flags[set as usize];
@@ -871,7 +941,7 @@ fn count_tag_flags(
 fn build_follower_index(
     n: usize,
     edges: &[(AccountId, AccountId, i64)],
-    stats: &[AccountStats],
+    stats: &[Counts],
 ) -> FollowerIndex {
     let offsets = row_offsets(n, edges.iter().map(|&(_, to, _)| to));
     // Counting sort by target; followers land in ascending order per row
@@ -927,38 +997,6 @@ fn for_each_row_mut<T: Send>(data: &mut [T], offsets: &[usize], f: impl Fn(&mut 
             f(row)
         }
     });
-}
-
-/// SQL `RANK()` over each count, descending, among accounts whose count is
-/// > 0; a zero count has rank 0.
-fn assign_ranks(stats: &mut [AccountStats]) {
-    fn ranks(counts: Vec<u32>) -> Vec<u32> {
-        let mut sorted = counts.clone();
-        sorted.par_sort_unstable_by(|a, b| b.cmp(a));
-        counts
-            .par_iter()
-            .map(|&c| {
-                if c == 0 {
-                    0
-                } else {
-                    sorted.partition_point(|&x| x > c) as u32 + 1
-                }
-            })
-            .collect()
-    }
-    let col = |f: fn(&AccountStats) -> u32| ranks(stats.iter().map(f).collect());
-    let followers = col(|s| s.followers);
-    let following = col(|s| s.following);
-    let mutuals = col(|s| s.mutuals);
-    let blocks = col(|s| s.blocks);
-    let top8 = col(|s| s.top8);
-    for (i, s) in stats.iter_mut().enumerate() {
-        s.followers_rank = followers[i];
-        s.following_rank = following[i];
-        s.mutuals_rank = mutuals[i];
-        s.blocks_rank = blocks[i];
-        s.top8_rank = top8[i];
-    }
 }
 
 type Profiles = (
@@ -1176,4 +1214,18 @@ fn event_json(e: &BadgeEventRow) -> String {
 /// For diagnostics and tests.
 pub fn address_text(g: &Graph, id: AccountId) -> String {
     format_address(g.address(id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_table_is_sql_rank_over_positive_counts() {
+        let table = RankTable::new([5, 3, 3, 0, 1, 5, 3].into_iter());
+        let ranks: Vec<u32> = [5, 3, 0, 1, 2, 9].iter().map(|&c| table.rank(c)).collect();
+        // 5,5 share 1; 3,3,3 share 3; 1 is 6th; 0 has rank 0; absent counts 0.
+        assert_eq!(ranks, vec![1, 3, 0, 6, 0, 0]);
+        assert_eq!(RankTable::new(std::iter::empty()).rank(4), 0);
+    }
 }

@@ -15,10 +15,10 @@ use crate::snapshot::{push_hex, Address};
 
 #[derive(Debug, Default)]
 pub struct SearchIndex {
-    /// Lower-cased name per leaderboard position ("" without a profile).
-    names_lower: Vec<Box<str>>,
-    /// Leaderboard position -> address (copied for locality of the scan).
-    addresses: Vec<Address>,
+    /// Lower-cased names of the leaderboard, position after position ("" for
+    /// an account without a profile); `name_ends[p]` is where p's ends.
+    names_lower: String,
+    name_ends: Vec<u32>,
     /// Distinct trigrams, ascending, with CSR offsets into `postings`.
     grams: Vec<u32>,
     offsets: Vec<usize>,
@@ -85,21 +85,24 @@ impl SearchIndex {
         addresses: &[Address],
         name_of: impl Fn(AccountId) -> Option<&'a str> + Sync,
     ) -> SearchIndex {
-        let names_lower: Vec<Box<str>> = leaderboard
+        let lowered: Vec<String> = leaderboard
             .par_iter()
-            .map(|&id| name_of(id).map_or(Box::from(""), |n| n.to_lowercase().into_boxed_str()))
+            .map(|&id| name_of(id).map_or(String::new(), str::to_lowercase))
             .collect();
-        let board_addresses: Vec<Address> = leaderboard
-            .iter()
-            .map(|&id| addresses[id as usize])
-            .collect();
+        let mut names_lower = String::with_capacity(lowered.iter().map(String::len).sum());
+        let mut name_ends = Vec::with_capacity(lowered.len());
+        for name in &lowered {
+            names_lower.push_str(name);
+            name_ends.push(u32::try_from(names_lower.len()).unwrap_or(u32::MAX));
+        }
+        let board_addresses = |p: usize| &addresses[leaderboard[p] as usize];
 
         // Counting sort of (gram, position) pairs by gram: positions are
         // visited in order, so every posting list comes out ascending.
         let per_entry: Vec<Vec<u32>> = (0..leaderboard.len())
             .into_par_iter()
             .map_init(Vec::new, |buf, p| {
-                entry_grams(&board_addresses[p], &names_lower[p], buf);
+                entry_grams(board_addresses(p), &lowered[p], buf);
                 buf.clone()
             })
             .collect();
@@ -132,7 +135,7 @@ impl SearchIndex {
                 *c += 1;
             }
         }
-        drop((per_entry, cursor));
+        drop((per_entry, cursor, lowered));
         let mut postings = Vec::with_capacity(flat.len() * 3 / 2);
         let mut byte_offsets = Vec::with_capacity(offsets.len());
         byte_offsets.push(0);
@@ -148,7 +151,7 @@ impl SearchIndex {
         postings.shrink_to_fit();
         SearchIndex {
             names_lower,
-            addresses: board_addresses,
+            name_ends,
             grams,
             offsets: byte_offsets,
             postings,
@@ -157,8 +160,8 @@ impl SearchIndex {
 
     /// Approximate heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.names_lower.iter().map(|n| n.len() + 16).sum::<usize>()
-            + self.addresses.capacity() * 20
+        self.names_lower.capacity()
+            + self.name_ends.capacity() * 4
             + self.grams.capacity() * 4
             + self.offsets.capacity() * std::mem::size_of::<usize>()
             + self.postings.capacity()
@@ -171,25 +174,37 @@ impl SearchIndex {
         }
     }
 
-    fn matches(&self, p: usize, term: &str) -> bool {
-        self.names_lower[p].contains(term) || address_text(&self.addresses[p]).contains(term)
+    fn name(&self, p: usize) -> &str {
+        let start = if p == 0 {
+            0
+        } else {
+            self.name_ends[p - 1] as usize
+        };
+        &self.names_lower[start..self.name_ends[p] as usize]
     }
 
     /// Leaderboard positions whose address or name contains `term_lower`
     /// (already trimmed and lower-cased, non-empty), in leaderboard order,
-    /// after skipping `offset` matches, at most `limit`.
-    pub fn find(&self, term_lower: &str, offset: usize, limit: usize) -> Vec<usize> {
+    /// after skipping `offset` matches, at most `limit`. `address(p)` is
+    /// the address at leaderboard position p.
+    pub fn find<'a>(
+        &self,
+        term_lower: &str,
+        offset: usize,
+        limit: usize,
+        address: impl Fn(usize) -> &'a Address,
+    ) -> Vec<usize> {
         let wanted = offset.saturating_add(limit);
         let mut found = Vec::new();
         let keep = |p: usize, found: &mut Vec<usize>| {
-            if self.matches(p, term_lower) {
+            if self.name(p).contains(term_lower) || address_text(address(p)).contains(term_lower) {
                 found.push(p);
             }
             found.len() >= wanted
         };
         let bytes = term_lower.as_bytes();
         if bytes.len() < 3 {
-            for p in 0..self.names_lower.len() {
+            for p in 0..self.name_ends.len() {
                 if keep(p, &mut found) {
                     break;
                 }
