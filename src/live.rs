@@ -230,7 +230,18 @@ impl Reloader {
                     pending.attempted = Some(fingerprint);
                 }
                 std::thread::sleep(options.delay);
-                match pool.install(|| build(&root)) {
+                // A panic while loading (a bug, or a dependency tripping on a
+                // hostile file) is a failed load, not the end of reloading.
+                let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    pool.install(|| build(&root))
+                }))
+                .unwrap_or_else(|_| {
+                    Err(SnapshotError::new(
+                        root.display().to_string(),
+                        "the load panicked (see the log above)",
+                    ))
+                });
+                match built {
                     Ok((graph, took)) => {
                         let (name, accounts, records, ops) = (
                             graph.name.clone(),
