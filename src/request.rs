@@ -112,6 +112,54 @@ pub fn route(raw_path: &str) -> (String, Option<Route>) {
     (decoded, route)
 }
 
+impl Endpoint {
+    /// The literal segments of the endpoint's path (`None`: the parameter).
+    fn shape(self) -> &'static [Option<&'static str>] {
+        const P: Option<&str> = None;
+        match self {
+            Endpoint::ListDetails => &[Some("api"), Some("v1"), Some("lists"), P, Some("details")],
+            Endpoint::UserBadges => &[Some("api"), Some("v1"), Some("users"), P, Some("badges")],
+            Endpoint::ListBadges => &[Some("api"), Some("v1"), Some("lists"), P, Some("badges")],
+            Endpoint::LeaderboardSearch => {
+                &[Some("api"), Some("v1"), Some("leaderboard"), Some("search")]
+            }
+            Endpoint::UserNotifications => &[
+                Some("api"),
+                Some("v1"),
+                Some("users"),
+                P,
+                Some("notifications"),
+            ],
+            Endpoint::UserFollowers => {
+                &[Some("api"), Some("v1"), Some("users"), P, Some("followers")]
+            }
+            Endpoint::ListFollowers => {
+                &[Some("api"), Some("v1"), Some("lists"), P, Some("followers")]
+            }
+        }
+    }
+
+    /// Whether the raw path can be this endpoint's, without decoding or
+    /// allocating: each endpoint's filter asks this first, so only the
+    /// matching one pays for `route`. A path with `%` escapes may hide a
+    /// literal segment, so it always answers yes.
+    pub fn may_match(self, raw_path: &str) -> bool {
+        if raw_path.contains('%') {
+            return true;
+        }
+        let Some(body) = raw_path.strip_prefix('/') else {
+            return false;
+        };
+        let shape = self.shape();
+        let mut segments = body.split('/');
+        shape.iter().all(|want| match (want, segments.next()) {
+            (Some(lit), Some(seg)) => *lit == seg,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        }) && segments.next().is_none()
+    }
+}
+
 /// Decoded query pairs in request order (`application/x-www-form-urlencoded`).
 #[derive(Clone, Debug, Default)]
 pub struct Query {
@@ -429,6 +477,31 @@ mod tests {
         assert_eq!(route("/a%20b/c").0, "/a b/c");
         assert_eq!(route("/api/v1/%FF").0, "/api/v1/\u{fffd}");
         assert!(route("/api/v1/%FF").1.is_none());
+    }
+
+    #[test]
+    fn may_match_agrees_with_route() {
+        for path in [
+            "/api/v1/lists/12/details",
+            "/api/v1/users/bob.eth/followers",
+            "/api/v1/users//followers",
+            "/api/v1/leaderboard/search",
+            "/api/v1/leaderboard/search/",
+            "/api/v1/lists/1/details/x",
+            "/api/v1/lists/1",
+            "/api/v1/%6Cists/1/details",
+            "/",
+            "",
+        ] {
+            let routed = route(path).1.map(|r| r.endpoint);
+            for ep in Endpoint::ALL {
+                if routed == Some(ep) {
+                    assert!(ep.may_match(path), "{path} {ep:?}");
+                }
+            }
+        }
+        assert!(!Endpoint::ListDetails.may_match("/api/v1/lists/1/badges"));
+        assert!(!Endpoint::UserFollowers.may_match("/api/v1/lists/1/followers"));
     }
 
     #[test]

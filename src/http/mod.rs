@@ -161,10 +161,19 @@ fn raw_query() -> impl Filter<Extract = (String,), Error = Infallible> + Clone {
 /// found, so the next endpoint is tried) and answers it.
 fn endpoint(ep: Endpoint, state: &Arc<AppState>) -> warp::filters::BoxedFilter<(WarpResponse,)> {
     let state = state.clone();
-    warp::method()
-        .and(warp::path::full())
+    // The cheap shape check runs first, so the other endpoints' filters
+    // neither decode the path nor copy the query.
+    let this_shape = warp::path::full().and_then(move |path: FullPath| async move {
+        if ep.may_match(path.as_str()) {
+            Ok(path)
+        } else {
+            Err(warp::reject::not_found())
+        }
+    });
+    this_shape
+        .and(warp::method())
         .and(raw_query())
-        .and_then(move |method: Method, path: FullPath, query: String| {
+        .and_then(move |path: FullPath, method: Method, query: String| {
             let state = state.clone();
             async move {
                 let (decoded, route) = match request::route(path.as_str()) {
