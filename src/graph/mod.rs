@@ -22,6 +22,7 @@ mod search;
 use std::cmp::Reverse;
 
 use petgraph::csr::Csr;
+use petgraph::visit::EdgeRef;
 use petgraph::Directed;
 use rayon::prelude::*;
 
@@ -316,9 +317,11 @@ pub struct Graph {
     primary_list_user: Vec<(u64, AccountId)>,
     /// Edge weight: the record's `updated_at`.
     following: Csr<(), i64, Directed, u32>,
-    /// (follower, target, tag set) of every record with visible tags,
-    /// sorted: most records carry none, so no per-edge tag field.
-    record_tagsets: Vec<(AccountId, AccountId, u32)>,
+    /// One bit per edge (global CSR edge index): does the record carry
+    /// visible tags? Most do not, and the bit spares them a search.
+    tagged: Vec<u64>,
+    /// (edge index, tag set) of every record with visible tags, sorted.
+    record_tagsets: Vec<(u32, u32)>,
     followers: FollowerIndex,
     tag_texts: Vec<Box<str>>,
     tag_ids: FastMap<Box<str>, u32>,
@@ -431,10 +434,15 @@ impl Graph {
     pub fn record(&self, f: AccountId, t: AccountId) -> Option<Record> {
         let (targets, times) = self.following_of(f);
         let i = targets.binary_search(&t).ok()?;
-        let tagset = self
-            .record_tagsets
-            .binary_search_by_key(&(f, t), |&(a, b, _)| (a, b))
-            .map_or(0, |k| self.record_tagsets[k].2);
+        // The row is not empty (it holds t), so it has a first edge id.
+        let edge = self.following.edges(f).next().map_or(0, |e| e.id()) + i;
+        let tagset = if self.tagged[edge / 64] & (1 << (edge % 64)) == 0 {
+            0
+        } else {
+            self.record_tagsets
+                .binary_search_by_key(&(edge as u32), |&(e, _)| e)
+                .map_or(0, |k| self.record_tagsets[k].1)
+        };
         Some(Record {
             updated_at: times[i],
             tagset,
@@ -539,7 +547,8 @@ impl Graph {
                 "following",
                 self.following.edge_count() * (4 + 8)
                     + (self.following.node_count() + 1) * size_of::<usize>()
-                    + self.record_tagsets.capacity() * 12,
+                    + self.tagged.capacity() * 8
+                    + self.record_tagsets.capacity() * 8,
             ),
             (
                 "followers",
@@ -672,6 +681,17 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
 
     let following: Csr<(), i64, Directed, u32> =
         Csr::from_sorted_edges(&edges).expect("edges are sorted by (follower, target) and unique");
+    if edges.len() > u32::MAX as usize {
+        return Err(SnapshotError::new(
+            "list_records.parquet",
+            "more than 2^32 visible records",
+        ));
+    }
+    // The CSR keeps `edges`' order, so an edge's index in `edges` is its id.
+    let mut tagged = vec![0u64; edges.len().div_ceil(64)];
+    for &(edge, _) in &record_tagsets {
+        tagged[edge as usize / 64] |= 1 << (edge % 64);
+    }
     timer.done("forward csr");
 
     // Counts, then the reverse index (which sorts by follower counts).
@@ -682,8 +702,8 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
     }
     let followers = build_follower_index(n, &edges, &stats);
     timer.done("follower index");
+    count_tag_flags(&record_tagsets, &edges, &tags, &mut stats);
     drop(edges);
-    count_tag_flags(&record_tagsets, &tags, &mut stats);
     let mutuals: Vec<u32> = (0..n as u32)
         .into_par_iter()
         .map(|x| {
@@ -745,6 +765,7 @@ fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, Sna
         primary_list,
         primary_list_user,
         following,
+        tagged,
         record_tagsets,
         followers,
         tag_texts: tags.texts,
@@ -876,14 +897,14 @@ impl TagInterner {
 }
 
 /// The visible tag sets (tags whose record exists in a primary list):
-/// (follower, target, set id) for every record that has any, sorted.
+/// (edge index, set id) for every record that has any, sorted.
 fn build_tagsets(
     t: &Tables,
     primary_list_user: &FastMap<u64, AccountId>,
     address_ids: &FastMap<Address, AccountId>,
     edges: &[(AccountId, AccountId, i64)],
     tags: &mut TagInterner,
-) -> Vec<(AccountId, AccountId, u32)> {
+) -> Vec<(u32, u32)> {
     // (edge index, tag row index) for every visible tag row.
     let mut visible: Vec<(u32, u32)> = t
         .list_record_tags
@@ -915,19 +936,20 @@ fn build_tagsets(
                 .iter()
                 .map(|&(_, row)| tags.tag(&t.list_record_tags[row as usize].tag)),
         );
-        let (f, to, _) = edges[chunk[0].0 as usize];
-        sets.push((f, to, tags.set(&group)));
+        sets.push((chunk[0].0, tags.set(&group)));
     }
-    // Edge order is (follower, target) order, so `sets` is sorted.
+    // `visible` was sorted by edge index.
     sets
 }
 
 fn count_tag_flags(
-    record_tagsets: &[(AccountId, AccountId, u32)],
+    record_tagsets: &[(u32, u32)],
+    edges: &[(AccountId, AccountId, i64)],
     tags: &TagInterner,
     stats: &mut [Counts],
 ) {
-    for &(_, to, set) in record_tagsets {
+    for &(edge, set) in record_tagsets {
+        let to = edges[edge as usize].1;
         let flags = tags.set_flags[set as usize];
         if flags & FLAG_BLOCK != 0 {
             stats[to as usize].blocks += 1;
