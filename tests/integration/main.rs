@@ -10,6 +10,7 @@ mod details;
 mod differential;
 mod errors;
 mod followers;
+mod hostile;
 mod leaderboard;
 mod limits;
 mod notifications;
