@@ -64,25 +64,22 @@ impl AppState {
 pub fn routes(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (WarpResponse,), Error = Infallible> + Clone {
-    let api = operation(OPERATIONS[0], &state, |_| {
+    let always = |_: &AppState| true;
+    let api = operation(OPERATIONS[0], &state, always, |_| {
         json_response(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#))
     })
-    .or(operation(OPERATIONS[1], &state, |state| {
-        assert!(
-            !state.debug_panic_route,
-            "deliberate panic (--debug-panic-route)"
-        );
-        json_response(
-            StatusCode::NOT_FOUND,
-            Bytes::from(ApiError::UnknownPath("/debug/panic".into()).body()),
-        )
-    }))
+    .or(operation(
+        OPERATIONS[1],
+        &state,
+        |state| state.debug_panic_route,
+        |_| panic!("deliberate panic (--debug-panic-route)"),
+    ))
     .unify()
-    .or(operation(OPERATIONS[2], &state, ready))
+    .or(operation(OPERATIONS[2], &state, always, ready))
     .unify()
-    .or(operation(OPERATIONS[3], &state, metrics_text))
+    .or(operation(OPERATIONS[3], &state, always, metrics_text))
     .unify()
-    .or(operation(OPERATIONS[4], &state, snapshot_info))
+    .or(operation(OPERATIONS[4], &state, always, snapshot_info))
     .unify()
     .or(endpoint(Endpoint::ListDetails, &state))
     .unify()
@@ -223,10 +220,13 @@ fn unknown_path(
     })
 }
 
-/// An operations endpoint at exactly `path` (GET and HEAD).
+/// An operations endpoint at exactly `path` (GET and HEAD; OPTIONS is a
+/// preflight like the API's). A disabled one is an unknown path for every
+/// method.
 fn operation(
     path: &'static str,
     state: &Arc<AppState>,
+    enabled: fn(&AppState) -> bool,
     render: fn(&AppState) -> WarpResponse,
 ) -> warp::filters::BoxedFilter<(WarpResponse,)> {
     let state = state.clone();
@@ -239,8 +239,12 @@ fn operation(
                     return Err(warp::reject::not_found());
                 }
                 let started = Instant::now();
-                let result = if method == Method::GET || method == Method::HEAD {
+                let result = if !enabled(&state) {
+                    Err(ApiError::UnknownPath(path.to_owned()))
+                } else if method == Method::GET || method == Method::HEAD {
                     guarded(path, || Ok(render(&state)))
+                } else if method == Method::OPTIONS {
+                    Ok(preflight())
                 } else {
                     Err(ApiError::MethodNotAllowed {
                         method: method.as_str().to_owned(),
@@ -325,6 +329,26 @@ fn static_body(len: usize) -> Bytes {
     Bytes::from(body)
 }
 
+/// 204 to a CORS preflight, which validates nothing.
+fn preflight() -> WarpResponse {
+    let mut r = Response::new(Bytes::new().into());
+    *r.status_mut() = StatusCode::NO_CONTENT;
+    let h = r.headers_mut();
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static(ALLOWED),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("*"),
+    );
+    h.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("86400"),
+    );
+    r
+}
+
 fn answer(
     state: &AppState,
     method: &Method,
@@ -333,23 +357,7 @@ fn answer(
     query: &str,
 ) -> Result<WarpResponse, ApiError> {
     if method == Method::OPTIONS {
-        // A preflight validates nothing.
-        let mut r = Response::new(Bytes::new().into());
-        *r.status_mut() = StatusCode::NO_CONTENT;
-        let h = r.headers_mut();
-        h.insert(
-            header::ACCESS_CONTROL_ALLOW_METHODS,
-            HeaderValue::from_static(ALLOWED),
-        );
-        h.insert(
-            header::ACCESS_CONTROL_ALLOW_HEADERS,
-            HeaderValue::from_static("*"),
-        );
-        h.insert(
-            header::ACCESS_CONTROL_MAX_AGE,
-            HeaderValue::from_static("86400"),
-        );
-        return Ok(r);
+        return Ok(preflight());
     }
     if method != Method::GET && method != Method::HEAD {
         return Err(ApiError::MethodNotAllowed {

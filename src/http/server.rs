@@ -71,7 +71,10 @@ pub async fn serve(
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(limits.header_read_timeout)
+            // The buffer bound stops reading; the header size check makes
+            // the limit exact once a head is parsed.
             .max_buf_size(limits.max_header_bytes)
+            .max_header_size(limits.max_header_bytes)
             .serve_connection(
                 TokioIo::new(stream),
                 TowerToHyperService::new(service.clone()),

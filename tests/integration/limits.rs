@@ -114,4 +114,41 @@ fn a_panicking_handler_answers_500_json_and_the_server_carries_on() {
 fn the_panic_route_is_an_unknown_path_unless_enabled() {
     let srv = TestServer::start(&graph());
     assert_unknown_path(&srv.get("/debug/panic"), "/debug/panic");
+    for method in ["POST", "PROPFIND", "OPTIONS", "HEAD"] {
+        let resp = srv.request(method, "/debug/panic", &[]);
+        assert_eq!(resp.status, 404, "{method}");
+    }
+}
+
+#[test]
+fn the_header_limit_is_exact() {
+    // Default 64 KiB: a 70 KB header is over it (hyper's buffer alone
+    // would let up to about twice through).
+    let srv = TestServer::start(&graph());
+    let big = "b".repeat(70_000);
+    assert_eq!(
+        srv.request("GET", "/health", &[("X-Big", big.as_str())])
+            .status,
+        431
+    );
+    let fits = "b".repeat(60_000);
+    assert_eq!(
+        srv.request("GET", "/health", &[("X-Big", fits.as_str())])
+            .status,
+        200
+    );
+}
+
+#[test]
+fn operations_endpoints_answer_preflights() {
+    let srv = TestServer::start(&graph());
+    for path in ["/health", "/ready", "/metrics", "/api/v1/snapshot"] {
+        let resp = srv.request("OPTIONS", path, &[]);
+        assert_eq!(resp.status, 204, "{path}");
+        assert_eq!(
+            resp.header("access-control-allow-methods"),
+            Some("GET, HEAD, OPTIONS")
+        );
+        assert_eq!(srv.request("DELETE", path, &[]).status, 405, "{path}");
+    }
 }
