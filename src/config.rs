@@ -62,7 +62,8 @@ pub struct ServeConfig {
     /// (0 disables polling; SIGHUP always reloads).
     #[arg(long, env = "FOLLOWGRAPH_POLL_INTERVAL", default_value_t = 30)]
     pub poll_interval: u64,
-    /// Threads of the snapshot loading pool (0: one per core).
+    /// Threads of the reload pool (0: half the cores, at least 1); the
+    /// first load, with nothing to serve yet, uses every core.
     #[arg(long, env = "FOLLOWGRAPH_LOAD_THREADS", default_value_t = 0)]
     pub load_threads: usize,
     /// Benchmark baseline: answer every endpoint (after routing and the

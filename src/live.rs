@@ -178,7 +178,11 @@ pub struct Reloader {
 
 /// Options of the reload thread.
 pub struct ReloadOptions {
-    pub load_threads: usize,
+    /// Threads for the first load, when nothing is served yet.
+    pub first_load_threads: usize,
+    /// Threads for reloads, which run beside live traffic: fewer, so the
+    /// request threads keep most of the CPU.
+    pub reload_threads: usize,
     /// Test aid: sleep this long before every load.
     pub delay: Duration,
 }
@@ -195,13 +199,16 @@ impl Reloader {
         on_first_failure: impl FnOnce(&SnapshotError) + Send + 'static,
     ) -> std::io::Result<Reloader> {
         let shared: Arc<(std::sync::Mutex<Pending>, std::sync::Condvar)> = Arc::default();
-        // Loads run on their own rayon pool so that a reload never takes
-        // the threads of anything else using the global pool.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(options.load_threads)
-            .thread_name(|i| format!("snapshot-load-{i}"))
-            .build()
-            .map_err(std::io::Error::other)?;
+        // Loads run on rayon pools of their own, never the global pool.
+        let pool = |threads: usize, name: &'static str| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.max(1))
+                .thread_name(move |i| format!("{name}-{i}"))
+                .build()
+                .map_err(std::io::Error::other)
+        };
+        let first_pool = pool(options.first_load_threads, "snapshot-first-load")?;
+        let reload_pool = pool(options.reload_threads, "snapshot-reload")?;
         let reloader = Reloader {
             shared: shared.clone(),
             root: root.clone(),
@@ -233,6 +240,11 @@ impl Reloader {
                 // A panic while loading (a bug, or a dependency tripping on a
                 // hostile file) is a failed load, not the end of reloading.
                 let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let pool = if trigger == Trigger::Initial {
+                        &first_pool
+                    } else {
+                        &reload_pool
+                    };
                     pool.install(|| build(&root))
                 }))
                 .unwrap_or_else(|_| {

@@ -57,9 +57,11 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
             .map_err(|e| format!("cannot listen for SIGHUP: {e}"))?;
         let cache_owner = state.clone();
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let options = ReloadOptions {
-            load_threads: match config.load_threads {
-                0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            first_load_threads: cores,
+            reload_threads: match config.load_threads {
+                0 => (cores / 2).max(1),
                 n => n,
             },
             delay: Duration::from_millis(config.debug_load_delay_ms),
