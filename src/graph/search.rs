@@ -11,7 +11,7 @@
 use rayon::prelude::*;
 
 use super::AccountId;
-use crate::snapshot::{push_hex, Address};
+use crate::snapshot::Address;
 
 #[derive(Debug, Default)]
 pub struct SearchIndex {
@@ -62,18 +62,28 @@ fn gram_key(w: &[u8]) -> u32 {
     (u32::from(w[0]) << 16) | (u32::from(w[1]) << 8) | u32::from(w[2])
 }
 
-fn address_text(a: &Address) -> String {
-    let mut s = String::with_capacity(42);
-    s.push_str("0x");
-    push_hex(&mut s, a);
-    s
+/// `0x` + 40 lower-case hex digits in a stack buffer (no allocation on the
+/// search hot path).
+fn address_bytes(a: &Address) -> [u8; 42] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = [0u8; 42];
+    out[0] = b'0';
+    out[1] = b'x';
+    for (i, b) in a.iter().enumerate() {
+        out[2 + 2 * i] = HEX[usize::from(b >> 4)];
+        out[3 + 2 * i] = HEX[usize::from(b & 15)];
+    }
+    out
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.len() <= haystack.len() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The distinct trigrams of an entry's texts, sorted.
 fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32>) {
     out.clear();
-    let text = address_text(address);
-    out.extend(text.as_bytes().windows(3).map(gram_key));
+    out.extend(address_bytes(address).windows(3).map(gram_key));
     out.extend(name_lower.as_bytes().windows(3).map(gram_key));
     out.sort_unstable();
     out.dedup();
@@ -195,32 +205,55 @@ impl SearchIndex {
         address: impl Fn(usize) -> &'a Address,
     ) -> Vec<usize> {
         let wanted = offset.saturating_add(limit);
+        let term = term_lower.as_bytes();
         let mut found = Vec::new();
-        let keep = |p: usize, found: &mut Vec<usize>| {
-            if self.name(p).contains(term_lower) || address_text(address(p)).contains(term_lower) {
+        let mut keep = |p: usize| {
+            if self.name(p).contains(term_lower) || contains(&address_bytes(address(p)), term) {
                 found.push(p);
             }
             found.len() >= wanted
         };
-        let bytes = term_lower.as_bytes();
-        if bytes.len() < 3 {
+        if term.len() < 3 {
             for p in 0..self.name_ends.len() {
-                if keep(p, &mut found) {
+                if keep(p) {
                     break;
                 }
             }
         } else {
-            // The shortest encoding is (nearly always) the fewest postings.
-            let mut shortest: Option<&[u8]> = None;
-            for w in bytes.windows(3) {
-                let list = self.posting(gram_key(w));
-                if shortest.is_none_or(|s| list.len() < s.len()) {
-                    shortest = Some(list);
+            // Positions holding every trigram of the term: a merge-walk of
+            // the (ascending) posting lists, so a rare term verifies a few
+            // candidates instead of the whole of its rarest trigram's list.
+            let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
+            grams.sort_unstable();
+            grams.dedup();
+            let mut lists: Vec<_> = grams
+                .iter()
+                .map(|&g| positions(self.posting(g)).peekable())
+                .collect();
+            'walk: loop {
+                let mut candidate = 0;
+                for list in &mut lists {
+                    match list.peek() {
+                        Some(&p) => candidate = candidate.max(p),
+                        None => break 'walk,
+                    }
                 }
-            }
-            for p in positions(shortest.unwrap_or(&[])) {
-                if keep(p, &mut found) {
-                    break;
+                let mut all_equal = true;
+                for list in &mut lists {
+                    while list.next_if(|&p| p < candidate).is_some() {}
+                    match list.peek() {
+                        Some(&p) if p == candidate => {}
+                        Some(_) => all_equal = false,
+                        None => break 'walk,
+                    }
+                }
+                if all_equal {
+                    if keep(candidate) {
+                        break;
+                    }
+                    for list in &mut lists {
+                        list.next();
+                    }
                 }
             }
         }
