@@ -335,8 +335,10 @@ pub struct Graph {
     profile_of: Vec<u32>,
     profiles: Vec<ProfileSlots>,
     profile_text: String,
-    /// Lower-cased name -> account.
-    names: FastMap<Box<str>, AccountId>,
+    /// (hash of the lower-cased name, account), sorted. Lookups verify
+    /// the candidates' names, so hash collisions are harmless; a map of
+    /// boxed names would hold ~45 MB more at a million accounts.
+    names: Vec<(u64, AccountId)>,
     notification_offsets: Vec<usize>,
     notifications: Vec<StoredOp>,
     notification_tags: Vec<(u32, u32)>,
@@ -380,7 +382,16 @@ impl Graph {
     }
     /// Resolves a name case-insensitively (`lower` is already lower-cased).
     pub fn account_by_lower_name(&self, lower: &str) -> Option<AccountId> {
-        self.names.get(lower).copied()
+        let hash = name_hash(lower);
+        let first = self.names.partition_point(|&(h, _)| h < hash);
+        self.names[first..]
+            .iter()
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, id)| id)
+            .find(|&id| {
+                self.profile(id)
+                    .is_some_and(|p| p.name().to_lowercase() == lower)
+            })
     }
     /// The user of list `token_id` when it is that user's primary list.
     pub fn primary_list_user(&self, token_id: u64) -> Option<AccountId> {
@@ -527,8 +538,7 @@ impl Graph {
         let profiles: usize = self.profile_text.capacity()
             + self.profiles.capacity() * size_of::<ProfileSlots>()
             + self.profile_of.capacity() * 4
-            + map(&self.names)
-            + self.names.keys().map(|k| k.len()).sum::<usize>();
+            + self.names.capacity() * size_of::<(u64, AccountId)>();
         let holdings: usize = map(&self.holdings)
             + self
                 .holdings
@@ -1021,12 +1031,13 @@ fn for_each_row_mut<T: Send>(data: &mut [T], offsets: &[usize], f: impl Fn(&mut 
     });
 }
 
-type Profiles = (
-    Vec<u32>,
-    Vec<ProfileSlots>,
-    String,
-    FastMap<Box<str>, AccountId>,
-);
+type Profiles = (Vec<u32>, Vec<ProfileSlots>, String, Vec<(u64, AccountId)>);
+
+/// The name index's hash of a lower-cased name.
+fn name_hash(lower: &str) -> u64 {
+    use std::hash::BuildHasher;
+    FastState::default().hash_one(lower)
+}
 
 fn build_profiles(
     t: &Tables,
@@ -1034,7 +1045,7 @@ fn build_profiles(
     id_of: &impl Fn(&Address) -> AccountId,
 ) -> Result<Profiles, SnapshotError> {
     let mut profile_of = vec![NO_PROFILE; n];
-    let mut names = FastMap::default();
+    let mut names = Vec::with_capacity(t.ens.len());
     let mut arena = String::new();
     let mut put = |text: Option<&str>| -> Result<TextRef, SnapshotError> {
         let Some(text) = text else {
@@ -1056,7 +1067,7 @@ fn build_profiles(
     for (i, e) in t.ens.iter().enumerate() {
         let id = id_of(&e.address);
         profile_of[id as usize] = i as u32;
-        names.insert(e.name.to_lowercase().into_boxed_str(), id);
+        names.push((name_hash(&e.name.to_lowercase()), id));
         profiles.push(ProfileSlots {
             texts: [
                 put(Some(&e.name))?,
@@ -1072,6 +1083,7 @@ fn build_profiles(
         });
     }
     arena.shrink_to_fit();
+    names.par_sort_unstable();
     Ok((profile_of, profiles, arena, names))
 }
 
