@@ -3,7 +3,7 @@
 //! (graph, request, now); no HTTP, no cache.
 
 use crate::error::ApiError;
-use crate::graph::{AccountId, Graph, Notification, Notifications, FLAG_BLOCK, FLAG_MUTE};
+use crate::graph::{AccountId, Graph, Notification, Notifications, Profile, FLAG_BLOCK, FLAG_MUTE};
 use crate::json::{push_key, push_num, push_num_str, push_opt_str, push_str};
 use crate::request::{
     AccountRef, FollowerParams, FollowerSort, NotificationParams, Params, Request, Subject,
@@ -109,6 +109,18 @@ fn push_time(out: &mut String, ms: i64) {
     out.push('"');
 }
 
+/// `"name":…,"avatar":…,"header":…` from a profile (nulls without one).
+fn push_name_avatar_header(out: &mut String, p: Option<Profile<'_>>) {
+    push_key(out, "name");
+    push_opt_str(out, p.map(|p| p.name()));
+    out.push(',');
+    push_key(out, "avatar");
+    push_opt_str(out, p.and_then(|p| p.avatar()));
+    out.push(',');
+    push_key(out, "header");
+    push_opt_str(out, p.and_then(|p| p.header()));
+}
+
 fn details(g: &Graph, user: AccountId, out: &mut String) {
     let s = g.stats(user);
     out.push('{');
@@ -118,14 +130,7 @@ fn details(g: &Graph, user: AccountId, out: &mut String) {
     push_key(out, "ens");
     let p = g.profile(user);
     out.push('{');
-    push_key(out, "name");
-    push_opt_str(out, p.map(|p| p.name()));
-    out.push(',');
-    push_key(out, "avatar");
-    push_opt_str(out, p.and_then(|p| p.avatar()));
-    out.push(',');
-    push_key(out, "header");
-    push_opt_str(out, p.and_then(|p| p.header()));
+    push_name_avatar_header(out, p);
     out.push(',');
     push_key(out, "display");
     push_opt_str(out, p.and_then(|p| p.display()));
@@ -231,14 +236,7 @@ fn leaderboard_row(g: &Graph, id: AccountId, out: &mut String) {
     push_key(out, "address");
     push_address(out, g.address(id));
     out.push(',');
-    push_key(out, "name");
-    push_opt_str(out, p.map(|p| p.name()));
-    out.push(',');
-    push_key(out, "avatar");
-    push_opt_str(out, p.and_then(|p| p.avatar()));
-    out.push(',');
-    push_key(out, "header");
-    push_opt_str(out, p.and_then(|p| p.header()));
+    push_name_avatar_header(out, p);
     for (key, n) in [
         ("mutuals_rank", s.mutuals_rank),
         ("followers_rank", s.followers_rank),
