@@ -1033,6 +1033,7 @@ mod tests {
     use std::collections::{HashMap, HashSet};
 
     use super::*;
+    use crate::snapshot::tables::assert_tables_eq;
 
     fn opts(accounts: u64, seed: u64) -> GenerateOptions {
         GenerateOptions {
@@ -1046,17 +1047,6 @@ mod tests {
 
     fn gen(accounts: u64, seed: u64) -> Tables {
         generate_tables(&opts(accounts, seed), &mut |_, _| {})
-    }
-
-    fn assert_tables_eq(a: &Tables, b: &Tables) {
-        assert_eq!(a.lists, b.lists);
-        assert_eq!(a.primary_lists, b.primary_lists);
-        assert_eq!(a.list_records, b.list_records);
-        assert_eq!(a.list_record_tags, b.list_record_tags);
-        assert_eq!(a.list_ops, b.list_ops);
-        assert_eq!(a.ens, b.ens);
-        assert_eq!(a.badge_events, b.badge_events);
-        assert_eq!(a.badges, b.badges);
     }
 
     #[test]

@@ -219,6 +219,19 @@ pub const TABLE_NAMES: [&str; 8] = [
     "badges",
 ];
 
+/// Compares two snapshots table by table, so a failure names the table.
+#[cfg(test)]
+pub(crate) fn assert_tables_eq(a: &Tables, b: &Tables) {
+    assert_eq!(a.lists, b.lists);
+    assert_eq!(a.primary_lists, b.primary_lists);
+    assert_eq!(a.list_records, b.list_records);
+    assert_eq!(a.list_record_tags, b.list_record_tags);
+    assert_eq!(a.list_ops, b.list_ops);
+    assert_eq!(a.ens, b.ens);
+    assert_eq!(a.badge_events, b.badge_events);
+    assert_eq!(a.badges, b.badges);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

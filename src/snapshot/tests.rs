@@ -210,17 +210,6 @@ fn badge_event(event_id: i64, position: i32, fancy_id: &str) -> BadgeEventRow {
     }
 }
 
-fn assert_tables_eq(a: &Tables, b: &Tables) {
-    assert_eq!(a.lists, b.lists);
-    assert_eq!(a.primary_lists, b.primary_lists);
-    assert_eq!(a.list_records, b.list_records);
-    assert_eq!(a.list_record_tags, b.list_record_tags);
-    assert_eq!(a.list_ops, b.list_ops);
-    assert_eq!(a.ens, b.ens);
-    assert_eq!(a.badge_events, b.badge_events);
-    assert_eq!(a.badges, b.badges);
-}
-
 /// A temp dir holding snapshot `snap` written from `tables`.
 fn written(tables: &Tables, opts: &WriteOptions) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
