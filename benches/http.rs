@@ -1177,7 +1177,7 @@ fn main() {
     std::thread::sleep(Duration::from_millis(500));
     let rss_after_load = server.rss();
     let hwm_first_load = server.hwm();
-    let snap = get_ok(&addr, &format!("{API}/snapshot"));
+    let snap = get_ok(&addr, "/snapshot");
     let tables = snap["tables"].clone();
     let rows = |t: &str| tables[t].as_u64().unwrap_or(0);
     let records = rows("list_records");
@@ -1504,7 +1504,7 @@ fn main() {
 }
 
 fn measure_reload(server: &Server, addr: &str) -> Value {
-    let before = get_ok(addr, &format!("{API}/snapshot"));
+    let before = get_ok(addr, "/snapshot");
     let generation = before["generation"].as_u64().unwrap_or(0);
     // Reset VmHWM to the current RSS (Linux: clear_refs 5), so VmHWM after
     // the reload is the reload's peak; the sampler is the fallback.
@@ -1531,7 +1531,7 @@ fn measure_reload(server: &Server, addr: &str) -> Value {
     signal(server.pid, "HUP");
     let after = loop {
         std::thread::sleep(Duration::from_millis(50));
-        if let Ok(a) = http_get(addr, &format!("{API}/snapshot")) {
+        if let Ok(a) = http_get(addr, "/snapshot") {
             let v = a.json();
             if v["generation"].as_u64().unwrap_or(0) > generation {
                 break v;

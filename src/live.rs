@@ -23,7 +23,7 @@ pub struct Served {
 }
 
 /// The live snapshot and the record of loads, for `/ready`, `/metrics`
-/// and `/api/v1/snapshot`.
+/// and `/snapshot`.
 #[derive(Default)]
 pub struct Live {
     current: ArcSwapOption<Served>,

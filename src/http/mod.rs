@@ -110,14 +110,9 @@ pub fn routes(
         })
 }
 
-/// The operations endpoints' paths, outside the seven API routes.
-const OPERATIONS: [&str; 5] = [
-    "/health",
-    "/debug/panic",
-    "/ready",
-    "/metrics",
-    "/api/v1/snapshot",
-];
+/// The operations endpoints' paths, outside the seven API routes and the
+/// `/api/v1` namespace.
+const OPERATIONS: [&str; 5] = ["/health", "/debug/panic", "/ready", "/metrics", "/snapshot"];
 
 /// Rejects a path + query longer than `max` bytes (414) before routing.
 fn uri_limit(max: usize) -> impl Filter<Extract = (), Error = Rejection> + Clone {

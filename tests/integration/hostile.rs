@@ -369,7 +369,7 @@ fn random_path(rng: &mut Rng) -> String {
                 "/health",
                 "/ready",
                 "/metrics",
-                "/api/v1/snapshot",
+                "/snapshot",
                 "/debug/panic",
                 "//",
                 "/api/v1/",

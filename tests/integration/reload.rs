@@ -1,6 +1,6 @@
 //! Snapshot hot-swapping: the loading phase (`/ready`), reload triggers
 //! (SIGHUP, the CURRENT poller), rejected snapshots that keep the old one
-//! live, swaps under load, `/api/v1/snapshot` and `/metrics`.
+//! live, swaps under load, `/snapshot` and `/metrics`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -29,19 +29,19 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
-/// `GET /api/v1/snapshot` as JSON, or why not.
+/// `GET /snapshot` as JSON, or why not.
 fn try_info(srv: &TestServer) -> Result<Value, String> {
-    let resp = srv.try_get("/api/v1/snapshot")?;
+    let resp = srv.try_get("/snapshot")?;
     if resp.status != 200 {
         return Err(format!(
-            "GET /api/v1/snapshot: {} {}",
+            "GET /snapshot: {} {}",
             resp.status,
             String::from_utf8_lossy(&resp.body)
         ));
     }
     serde_json::from_slice(&resp.body).map_err(|e| {
         format!(
-            "GET /api/v1/snapshot: not JSON ({e}): {}",
+            "GET /snapshot: not JSON ({e}): {}",
             String::from_utf8_lossy(&resp.body)
         )
     })
@@ -114,7 +114,7 @@ fn wait_until<T>(
     }
 }
 
-/// Waits until `/api/v1/snapshot` reports `generation`; returns the info.
+/// Waits until `/snapshot` reports `generation`; returns the info.
 fn wait_generation(srv: &mut TestServer, generation: u64, timeout: Duration) -> Value {
     wait_until(srv, timeout, &format!("generation {generation}"), |srv| {
         let v = try_info(srv)?;
@@ -138,7 +138,7 @@ fn wait_failures(srv: &mut TestServer, n: u64, timeout: Duration) {
                 Ok(())
             } else {
                 Err(format!(
-                    "load_failures_total {have}; /api/v1/snapshot {:?}",
+                    "load_failures_total {have}; /snapshot {:?}",
                     try_info(srv)
                 ))
             }
@@ -635,7 +635,7 @@ fn poller_picks_up_new_snapshots_and_reports_a_broken_one_once() {
     assert_eq!(
         failures(&srv).unwrap(),
         1.0,
-        "the poller retried an unchanged broken snapshot; /api/v1/snapshot {}",
+        "the poller retried an unchanged broken snapshot; /snapshot {}",
         info(&srv)
     );
     assert_eq!(info(&srv)["generation"], 2);
@@ -913,7 +913,7 @@ fn rejected_snapshots_keep_the_old_one_live_and_are_reported() {
                 }
                 if Instant::now() > deadline {
                     break Err(format!(
-                        "{}: after 20 s load_failures_total {f:?}, /api/v1/snapshot {v:?}",
+                        "{}: after 20 s load_failures_total {f:?}, /snapshot {v:?}",
                         fault.what
                     ));
                 }
@@ -942,7 +942,7 @@ fn rejected_snapshots_keep_the_old_one_live_and_are_reported() {
         for key in ["name", "generation", "created_at", "loaded_at", "tables"] {
             if v[key] != expected[key] {
                 problems.push(format!(
-                    "{}: /api/v1/snapshot {key} is {} (was {})",
+                    "{}: /snapshot {key} is {} (was {})",
                     fault.what, v[key], expected[key]
                 ));
             }
@@ -1161,7 +1161,7 @@ fn snapshots_swap_under_load_without_mixed_or_failed_answers() {
         srv.signal("HUP");
         let v = wait_generation(&mut srv, k, Duration::from_secs(20));
         if v["name"] != json!(name) || v["last_error"] != Value::Null {
-            publisher_error = Some(format!("after swap {k}: /api/v1/snapshot {v}"));
+            publisher_error = Some(format!("after swap {k}: /snapshot {v}"));
             break;
         }
         // The same request as the clients': the answer of snapshot k.
@@ -1211,7 +1211,7 @@ fn snapshots_swap_under_load_without_mixed_or_failed_answers() {
     }
 }
 
-// ============================== 7. /api/v1/snapshot, /metrics, ops endpoints
+// ============================== 7. /snapshot, /metrics, ops endpoints
 
 #[test]
 fn snapshot_endpoint_reports_the_served_snapshot() {
@@ -1219,7 +1219,7 @@ fn snapshot_endpoint_reports_the_served_snapshot() {
     let t0 = now_ms();
     let srv = TestServer::start_args(&t, &["--poll-interval", "0"]);
     let t1 = now_ms();
-    let resp = srv.get("/api/v1/snapshot");
+    let resp = srv.get("/snapshot");
     assert_eq!(resp.status, 200, "{}", String::from_utf8_lossy(&resp.body));
     assert_eq!(resp.header("access-control-allow-origin"), Some("*"));
     let v = resp.json();
@@ -1255,9 +1255,28 @@ fn snapshot_endpoint_reports_the_served_snapshot() {
         "last_error": null,
     });
     assert_json(&resp, 200, expected);
-    let head = srv.head("/api/v1/snapshot");
+    let head = srv.head("/snapshot");
     assert_eq!(head.status, 200);
     assert!(head.body.is_empty());
+}
+
+/// Only the seven endpoints live under `/api/v1`: the snapshot info is at
+/// `/snapshot`, and `/api/v1/snapshot` is an ordinary unknown path.
+#[test]
+fn snapshot_endpoint_is_outside_the_api_namespace() {
+    let srv = TestServer::start_args(&graph(), &["--poll-interval", "0"]);
+    let resp = srv.get("/snapshot");
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    assert_eq!(resp.json()["name"], "snap-1", "{}", resp.text());
+    assert_eq!(resp.json()["generation"], 1, "{}", resp.text());
+    let old = r#"{"error":"/api/v1/snapshot is not a valid path"}"#;
+    assert_text(&srv.get("/api/v1/snapshot"), 404, old);
+    assert_text(&srv.get("/api/v1/snapshot?cache=fresh"), 404, old);
+    for method in ["HEAD", "OPTIONS", "POST"] {
+        let resp = srv.request(method, "/api/v1/snapshot", &[]);
+        assert_eq!(resp.status, 404, "{}", resp.request);
+        assert_eq!(resp.header("access-control-allow-origin"), Some("*"));
+    }
 }
 
 const ENDPOINTS: [&str; 7] = [
@@ -1480,7 +1499,7 @@ fn metrics_count_requests_cache_and_snapshot() {
 #[test]
 fn ops_endpoints_answer_get_and_head_with_cors() {
     let srv = TestServer::start_args(&graph(), &["--poll-interval", "0"]);
-    for path in ["/health", "/ready", "/metrics", "/api/v1/snapshot"] {
+    for path in ["/health", "/ready", "/metrics", "/snapshot"] {
         let get = srv.request("GET", path, &[("Origin", "https://example.org")]);
         assert_eq!(get.status, 200, "{}: {}", get.request, get.text());
         assert_eq!(
