@@ -351,12 +351,15 @@ fn to_usize(n: u64) -> usize {
 /// `token_id`, then parameters in the order of the endpoint's table.
 pub fn parse_request(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, ApiError> {
     use Endpoint::*;
-    let param = std::str::from_utf8(&route.param).map_err(|_| ApiError::PathNotUtf8)?;
     let subject = match route.endpoint {
-        ListDetails | ListBadges | ListFollowers => Subject::List(parse_token_id(param)?),
-        UserBadges | UserNotifications | UserFollowers => {
-            Subject::Account(AccountRef::parse(param))
-        }
+        // A token_id is digits only: anything else, text that is not UTF-8
+        // included, is an invalid list id.
+        ListDetails | ListBadges | ListFollowers => Subject::List(parse_token_id(
+            std::str::from_utf8(&route.param).map_err(|_| ApiError::InvalidListId)?,
+        )?),
+        UserBadges | UserNotifications | UserFollowers => Subject::Account(AccountRef::parse(
+            std::str::from_utf8(&route.param).map_err(|_| ApiError::PathNotUtf8)?,
+        )),
         LeaderboardSearch => Subject::None,
     };
     let q = Query::parse(raw_query);

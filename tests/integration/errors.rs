@@ -58,6 +58,9 @@ fn unknown_paths_are_404_with_decoded_path() {
         // Unknown path first, even when it does not decode to UTF-8.
         ("/api/v1/%FF", "/api/v1/\u{fffd}"),
         ("/api/v1/users/%FF/nope", "/api/v1/users/\u{fffd}/nope"),
+        // The operations endpoints are outside /api/v1.
+        ("/api/v1/snapshot", "/api/v1/snapshot"),
+        ("/api/v1/health", "/api/v1/health"),
     ] {
         assert_unknown_path(&srv.get(target), shown);
     }
@@ -196,14 +199,33 @@ fn invalid_utf8_in_path_is_400() {
         "/api/v1/users/%FF/badges",
         "/api/v1/users/%C3/followers",
         "/api/v1/users/abc%E2%82/notifications",
-        "/api/v1/lists/%FF/details",
-        "/api/v1/lists/1%C0%AF/badges",
     ] {
         assert_text(
             &srv.get(target),
             400,
             r#"{"response":"path is not valid UTF-8"}"#,
         );
+    }
+}
+
+/// A token_id must be digits only: one that is not even UTF-8 is an
+/// invalid list id on each of the three list endpoints, before parameters.
+#[test]
+fn invalid_utf8_token_id_is_invalid_list_id() {
+    let srv = TestServer::start(&graph());
+    for target in [
+        "/api/v1/lists/%FF/details",
+        "/api/v1/lists/1%C0%AF/details",
+        "/api/v1/lists/%FF/badges",
+        "/api/v1/lists/1%C0%AF/badges",
+        "/api/v1/lists/%FF/followers",
+        "/api/v1/lists/%E2%82/followers?limit=x&sort=%FF",
+    ] {
+        assert_invalid_list_id(&srv.get(target));
+        // HEAD answers as GET, without a body.
+        let head = srv.head(target);
+        assert_eq!(head.status, 400, "{}", head.request);
+        assert!(head.body.is_empty(), "{}", head.request);
     }
 }
 
