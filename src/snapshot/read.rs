@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType, TimestampSecondType, UInt64Type,
+    TimestampNanosecondType, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Schema, TimeUnit};
@@ -238,8 +238,11 @@ fn is_text(t: &DataType) -> bool {
 fn check_type(spec: &Spec, t: &DataType) -> Result<(), String> {
     let ok = match spec.kind {
         Kind::Address | Kind::Text => is_text(t),
-        Kind::TokenId | Kind::Seq => matches!(t, DataType::UInt64 | DataType::Int64),
+        Kind::TokenId => matches!(t, DataType::UInt64 | DataType::Int64),
+        Kind::Seq => *t == DataType::UInt64,
         Kind::Timestamp => match t {
+            // The contract lists milli-, micro- and nanoseconds only.
+            DataType::Timestamp(TimeUnit::Second, _) => false,
             DataType::Timestamp(_, Some(_)) => true,
             DataType::Timestamp(unit, None) => {
                 return Err(format!(
@@ -262,8 +265,9 @@ fn check_type(spec: &Spec, t: &DataType) -> Result<(), String> {
     let expected = match spec.kind {
         Kind::Address => "Utf8 (an address)",
         Kind::Text => "Utf8",
-        Kind::TokenId | Kind::Seq => "UInt64 (or non-negative Int64)",
-        Kind::Timestamp => "a Timestamp adjusted to UTC",
+        Kind::TokenId => "UInt64 (or non-negative Int64)",
+        Kind::Seq => "UInt64",
+        Kind::Timestamp => "a Timestamp in milli-, micro- or nanoseconds adjusted to UTC",
         Kind::Op => "Binary",
         Kind::Int64 => "Int64",
         Kind::Int32 => "Int32",
@@ -301,15 +305,8 @@ enum Data<'a> {
     UInt64(&'a [u64]),
     Int64(&'a [i64]),
     Int32(&'a [i32]),
-    /// Raw values and the factor to milliseconds: `Mul(1000)` for seconds,
-    /// `Div(n)` for finer units.
-    Timestamp(&'a [i64], TsScale),
-}
-
-#[derive(Clone, Copy)]
-enum TsScale {
-    Mul(i64),
-    Div(i64),
+    /// Raw values and the divisor to milliseconds (1 for milliseconds).
+    Timestamp(&'a [i64], i64),
 }
 
 /// One column of one batch, typed.
@@ -340,25 +337,21 @@ impl<'a> Column<'a> {
             DataType::Int64 => Data::Int64(array.as_primitive::<Int64Type>().values()),
             DataType::Int32 => Data::Int32(array.as_primitive::<Int32Type>().values()),
             DataType::Timestamp(unit, _) => {
-                let (values, scale): (&[i64], _) = match unit {
-                    TimeUnit::Second => (
-                        array.as_primitive::<TimestampSecondType>().values(),
-                        TsScale::Mul(1000),
-                    ),
-                    TimeUnit::Millisecond => (
-                        array.as_primitive::<TimestampMillisecondType>().values(),
-                        TsScale::Div(1),
-                    ),
+                let (values, divisor): (&[i64], _) = match unit {
+                    TimeUnit::Millisecond => {
+                        (array.as_primitive::<TimestampMillisecondType>().values(), 1)
+                    }
                     TimeUnit::Microsecond => (
                         array.as_primitive::<TimestampMicrosecondType>().values(),
-                        TsScale::Div(1000),
+                        1000,
                     ),
                     TimeUnit::Nanosecond => (
                         array.as_primitive::<TimestampNanosecondType>().values(),
-                        TsScale::Div(1_000_000),
+                        1_000_000,
                     ),
+                    TimeUnit::Second => unreachable!("seconds rejected by check_type"),
                 };
-                Data::Timestamp(values, scale)
+                Data::Timestamp(values, divisor)
             }
             other => return Err(format!("column `{}` has type {other}", spec.name)),
         };
@@ -470,13 +463,7 @@ impl<'a> Column<'a> {
     fn timestamp_ms(&self, i: usize) -> Result<i64, String> {
         self.required(i)?;
         match &self.data {
-            Data::Timestamp(v, TsScale::Div(d)) => Ok(v[i].div_euclid(*d)),
-            Data::Timestamp(v, TsScale::Mul(m)) => v[i].checked_mul(*m).ok_or_else(|| {
-                format!(
-                    "timestamp {} s in column `{}` is out of range",
-                    v[i], self.name
-                )
-            }),
+            Data::Timestamp(v, d) => Ok(v[i].div_euclid(*d)),
             _ => unreachable!("timestamp column checked by check_type"),
         }
     }
@@ -492,35 +479,67 @@ impl<'a> Column<'a> {
         })
     }
 
-    /// A nullable JSON-object column, re-serialised compactly (key order
-    /// kept).
+    /// A nullable JSON-object column, kept as stored (key order, duplicate
+    /// keys, number spelling and string escapes), only minified.
     fn json_object(&self, i: usize) -> Result<Option<String>, String> {
         let Some(text) = self.opt_text(i) else {
             return Ok(None);
         };
-        match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(value @ serde_json::Value::Object(_)) => Ok(Some(
-                serde_json::to_string(&value).expect("a JSON value serialises"),
+        // Validates the whole text without building values, so nothing is
+        // lost to number ranges or nesting depth.
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            return Err(format!("column `{}` is not valid JSON: {e}", self.name));
+        }
+        match json_kind(text) {
+            "an object" => Ok(Some(minify_json(text))),
+            other => Err(format!(
+                "column `{}` must be a JSON object, found {other}",
+                self.name
             )),
-            Ok(other) => Err(format!(
-                "column `{}` must be a JSON object, found {}",
-                self.name,
-                json_kind(&other)
-            )),
-            Err(e) => Err(format!("column `{}` is not valid JSON: {e}", self.name)),
         }
     }
 }
 
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
+/// What the valid JSON text `text` holds, from its first significant byte.
+fn json_kind(text: &str) -> &'static str {
+    match text.bytes().find(|b| !is_json_whitespace(*b)) {
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
     }
+}
+
+fn is_json_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The valid JSON text `text` without its insignificant whitespace: string
+/// literals are copied byte for byte (escapes included), everything else
+/// but whitespace is kept as it is.
+fn minify_json(text: &str) -> String {
+    let mut out = Vec::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text.as_bytes() {
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if !is_json_whitespace(b) {
+            out.push(b);
+            in_string = b == b'"';
+        }
+    }
+    // Only ASCII bytes were dropped, so the text is still UTF-8.
+    String::from_utf8(out).expect("removing ASCII whitespace keeps UTF-8")
 }
 
 // ---------------------------------------------------------------------------

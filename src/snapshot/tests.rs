@@ -721,6 +721,48 @@ fn wrong_column_type() {
 }
 
 #[test]
+fn int64_seq_is_rejected() {
+    // Only token_id accepts Int64; seq is UInt64.
+    let seqs: ArrayRef = Arc::new(Int64Array::from(vec![10i64, 11, 12, 13, 20]));
+    let (_tmp, dir) = sample_with_column("list_ops", "seq", seqs);
+    assert_err(
+        &read_err(&dir),
+        "list_ops.parquet",
+        None,
+        &["column `seq` has type Int64", "expected UInt64"],
+    );
+}
+
+#[test]
+fn second_timestamps_are_rejected() {
+    // Milli-, micro- or nanoseconds only, with or without a time zone.
+    let secs: ArrayRef =
+        Arc::new(TimestampSecondArray::from(vec![1, 2, 3, 4, 5]).with_timezone("UTC"));
+    let (_tmp, dir) = sample_with_column("list_ops", "updated_at", secs);
+    assert_err(
+        &read_err(&dir),
+        "list_ops.parquet",
+        None,
+        &[
+            "column `updated_at` has type Timestamp(s",
+            "milli-, micro- or nanoseconds",
+        ],
+    );
+
+    let secs: ArrayRef = Arc::new(TimestampSecondArray::from(vec![T0 / 1000; 6]));
+    let (_tmp, dir) = sample_with_column("list_records", "updated_at", secs);
+    assert_err(
+        &read_err(&dir),
+        "list_records.parquet",
+        None,
+        &[
+            "column `updated_at` has type Timestamp(s",
+            "milli-, micro- or nanoseconds",
+        ],
+    );
+}
+
+#[test]
 fn timestamp_without_timezone() {
     let ts: ArrayRef = Arc::new(TimestampMillisecondArray::from(vec![T0; 6]));
     let (_tmp, dir) = sample_with_column("list_records", "updated_at", ts);
@@ -865,11 +907,11 @@ fn token_id_zero() {
 fn int64_token_id_accepted() {
     let ids: ArrayRef = Arc::new(Int64Array::from(vec![1i64, 2, 3]));
     let (_tmp, dir) = sample_with_column("lists", "token_id", ids);
-    let seqs: ArrayRef = Arc::new(Int64Array::from(vec![10i64, 11, 12, 13, 20]));
+    let ids: ArrayRef = Arc::new(Int64Array::from(vec![1i64, 1, 1, 2, 2]));
     put(
         &dir,
         "list_ops",
-        &with_column(&table_batch("list_ops", &sample()), "seq", seqs),
+        &with_column(&table_batch("list_ops", &sample()), "token_id", ids),
     );
     assert_tables_eq(&read_snapshot(&dir).unwrap().tables, &sample());
 }
@@ -883,15 +925,6 @@ fn negative_int64_token_id() {
         "lists.parquet",
         Some(1),
         &["negative value -2 in column `token_id`"],
-    );
-
-    let seqs: ArrayRef = Arc::new(Int64Array::from(vec![10i64, 11, -12, 13, 20]));
-    let (_tmp, dir) = sample_with_column("list_ops", "seq", seqs);
-    assert_err(
-        &read_err(&dir),
-        "list_ops.parquet",
-        Some(2),
-        &["negative value -12 in column `seq`"],
     );
 }
 
@@ -986,7 +1019,7 @@ fn tag_length() {
 
 #[test]
 fn ens_json_columns_must_be_objects() {
-    let cases: [(&str, &str, &[&str]); 5] = [
+    let cases: [(&str, &str, &[&str]); 12] = [
         (
             "records",
             r#"["a","b"]"#,
@@ -1000,6 +1033,17 @@ fn ens_json_columns_must_be_objects() {
         ),
         ("errors", "null", &["`errors`", "JSON object", "null"]),
         ("errors", r#"{"a":1"#, &["`errors`", "not valid JSON"]),
+        (
+            "records",
+            " \n[{}] ",
+            &["`records`", "JSON object", "an array"],
+        ),
+        ("records", "12", &["`records`", "JSON object", "a number"]),
+        ("chains", "true", &["`chains`", "JSON object", "a boolean"]),
+        ("records", "", &["`records`", "not valid JSON"]),
+        ("records", r#"{"a":1} x"#, &["`records`", "not valid JSON"]),
+        ("records", r#"{"a":1}{}"#, &["`records`", "not valid JSON"]),
+        ("errors", r#"{"a":"\x"}"#, &["`errors`", "not valid JSON"]),
     ];
     for (col, text, needles) in cases {
         let (_tmp, dir) = sample_with_column("ens", col, strings(&[None, None, Some(text)]));
@@ -1019,6 +1063,41 @@ fn ens_json_is_stored_compact_in_key_order() {
     );
     assert_eq!(snap.tables.ens[1].records, None);
     assert_eq!(snap.tables.ens[2].records.as_deref(), Some("{}"));
+}
+
+#[test]
+fn ens_json_keeps_its_stored_text() {
+    // Duplicate keys, number spellings and string escapes survive as
+    // stored; only whitespace outside strings is dropped.
+    let stored = r#"{"z":1,"n":12345678901234567890123,"f":1.50,"e":1e2,"u":"\u00e9","z":2}"#;
+    let spaced = concat!(
+        "\t{ \"k\" :\r\n[ 1 , -0.0E+3 ,true,null ] ,",
+        r#""s p\" \\":" a\t b \"\\" , "big": 1e400 }"#,
+        "\n"
+    );
+    let deep = format!("{{\"d\": {}1{} }}", "[ ".repeat(300), " ]".repeat(300));
+    let (_tmp, dir) = sample_dir();
+    let t = sample();
+    let batch = with_column(
+        &table_batch("ens", &t),
+        "records",
+        strings(&[Some(stored), Some(spaced), Some(&deep)]),
+    );
+    let batch = with_column(&batch, "chains", strings(&[None, Some(" { } "), None]));
+    let batch = with_column(&batch, "errors", strings(&[None, None, Some(stored)]));
+    put(&dir, "ens", &batch);
+    let ens = read_snapshot(&dir).unwrap().tables.ens;
+    assert_eq!(ens[0].records.as_deref(), Some(stored));
+    assert_eq!(
+        ens[1].records.as_deref(),
+        Some(r#"{"k":[1,-0.0E+3,true,null],"s p\" \\":" a\t b \"\\","big":1e400}"#)
+    );
+    assert_eq!(
+        ens[2].records.as_deref(),
+        Some(format!("{{\"d\":{}1{}}}", "[".repeat(300), "]".repeat(300)).as_str())
+    );
+    assert_eq!(ens[1].chains.as_deref(), Some("{}"));
+    assert_eq!(ens[2].errors.as_deref(), Some(stored));
 }
 
 // ---------------------------------------------------------------------------
@@ -1053,18 +1132,6 @@ fn finer_timestamps_are_floored_to_ms() {
         .map(|r| r.updated_at)
         .collect();
     assert_eq!(got, vec![T0, -1, 1, 0]);
-
-    let secs: ArrayRef =
-        Arc::new(TimestampSecondArray::from(vec![1, 2, 3, 4, 5]).with_timezone("UTC"));
-    let (_tmp, dir) = sample_with_column("list_ops", "updated_at", secs);
-    let got: Vec<i64> = read_snapshot(&dir)
-        .unwrap()
-        .tables
-        .list_ops
-        .iter()
-        .map(|r| r.updated_at)
-        .collect();
-    assert_eq!(got, vec![1000, 2000, 3000, 4000, 5000]);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! GET /lists/{token_id}/details (see fixtures::graph for the numbers).
 
+use followgraph::snapshot::EnsRow;
 use serde_json::json;
 
 use crate::fixtures::*;
@@ -210,4 +211,38 @@ fn details_count_block_and_mute_records() {
     );
     assert_no_user_found(&srv.get("/api/v1/lists/36/details"));
     assert_no_user_found(&srv.get("/api/v1/lists/39/details"));
+}
+
+#[test]
+fn details_ens_json_printed_as_stored() {
+    // records, chains and errors keep their stored text (duplicate keys,
+    // number spellings, escapes), only whitespace outside strings removed.
+    let tables = Builder::new()
+        .primary_list(1, A)
+        .ens(EnsRow {
+            address: addr(A),
+            name: "json.eth".into(),
+            records: s(
+                r#"{ "z": 1, "n": 12345678901234567890123, "f": 1.50, "e": 1e2, "u": "\u00e9", "z": 2 }"#,
+            ),
+            chains: s("{\n  \"eth\" : \"0xAbC\",\n\t\"btc\": \"bc1q\"\r\n}"),
+            errors: s(r#"{"a b" : "x \" y\\ \/ \n" , "e": [ ] , "o": { } }"#),
+            ..Default::default()
+        })
+        .build();
+    let srv = TestServer::start(&tables);
+    assert_text(
+        &srv.get("/api/v1/lists/1/details"),
+        200,
+        concat!(
+            r#"{"address":"0x1111111111111111111111111111111111111111","#,
+            r#""ens":{"name":"json.eth","avatar":null,"header":null,"display":null,"#,
+            r#""records":{"z":1,"n":12345678901234567890123,"f":1.50,"e":1e2,"u":"\u00e9","z":2},"#,
+            r#""chains":{"eth":"0xAbC","btc":"bc1q"},"#,
+            r#""fresh":null,"resolver":null,"#,
+            r#""errors":{"a b":"x \" y\\ \/ \n","e":[],"o":{}}},"#,
+            r#""ranks":{"mutuals_rank":"0","followers_rank":"0","following_rank":"0","top8_rank":"0","blocks_rank":"0"},"#,
+            r#""primary_list":"1"}"#
+        ),
+    );
 }
