@@ -3,7 +3,9 @@
 //! (graph, request, now); no HTTP, no cache.
 
 use crate::error::ApiError;
-use crate::graph::{AccountId, Graph, Notification, Notifications, Profile, FLAG_BLOCK, FLAG_MUTE};
+use crate::graph::{
+    AccountId, Graph, Notification, Notifications, Profile, Record, FLAG_BLOCK, FLAG_MUTE,
+};
 use crate::json::{push_key, push_num, push_num_str, push_opt_str, push_str};
 use crate::request::{
     AccountRef, FollowerParams, FollowerSort, NotificationParams, Params, Request, Subject,
@@ -373,31 +375,116 @@ fn notifications(
     out.push_str("]}");
 }
 
-/// Followers of T in `latest` order reversed into `earliest`: walk groups
-/// of equal `updated_at` from the end, each group kept in address order.
-fn earliest_order<'a>(
+/// How many followers are looked up together (see `Graph::records`): a
+/// page of 10 plus a little filtering in one batch.
+const BATCH: usize = 16;
+
+/// T's followers with F's record of T, in the requested order, produced
+/// batch by batch.
+struct FollowerCandidates<'a> {
     g: &'a Graph,
     t: AccountId,
-    latest: &'a [AccountId],
-) -> impl Iterator<Item = AccountId> + 'a {
-    let at = move |i: usize| g.record(latest[i], t).map_or(0, |r| r.updated_at);
-    let mut end = latest.len();
-    let mut group = 0..0;
-    std::iter::from_fn(move || {
-        if group.is_empty() {
-            if end == 0 {
-                return None;
-            }
-            let time = at(end - 1);
-            let mut start = end - 1;
-            while start > 0 && at(start - 1) == time {
-                start -= 1;
-            }
-            group = start..end;
-            end = start;
+    /// `latest` or `by_count`; `earliest` walks `latest` backwards.
+    order: &'a [AccountId],
+    earliest: bool,
+    /// Next index into `order` (forwards), or end of the unread part
+    /// (backwards).
+    pos: usize,
+    /// Earliest only: fetched but not yet emitted, in backward order; the
+    /// last run of equal `updated_at` may continue in the next batch.
+    pending: Vec<(AccountId, Record)>,
+    pairs: Vec<(AccountId, AccountId)>,
+    records: Vec<Option<Record>>,
+}
+
+impl<'a> FollowerCandidates<'a> {
+    fn new(g: &'a Graph, t: AccountId, sort: FollowerSort) -> Self {
+        let (order, earliest) = match sort {
+            FollowerSort::Latest => (g.followers_latest(t), false),
+            FollowerSort::Followers => (g.followers_by_count(t), false),
+            FollowerSort::Earliest => (g.followers_latest(t), true),
+        };
+        FollowerCandidates {
+            g,
+            t,
+            order,
+            earliest,
+            pos: if earliest { order.len() } else { 0 },
+            pending: Vec::new(),
+            pairs: Vec::with_capacity(BATCH),
+            records: Vec::with_capacity(BATCH),
         }
-        group.next().map(|i| latest[i])
-    })
+    }
+
+    /// Skips `n` followers without looking anything up, where the order
+    /// allows it (`earliest` needs the times to order ties).
+    fn skip_unfiltered(&mut self, n: usize) -> usize {
+        if self.earliest {
+            return n;
+        }
+        let skipped = n.min(self.order.len() - self.pos);
+        self.pos += skipped;
+        n - skipped
+    }
+
+    /// Appends the next at most `want` candidates (at least one while any
+    /// are left) to `out`.
+    fn next_batch(&mut self, want: usize, out: &mut Vec<(AccountId, Record)>) {
+        let want = want.clamp(1, BATCH);
+        if !self.earliest {
+            let ids = &self.order[self.pos..(self.pos + want).min(self.order.len())];
+            self.pos += ids.len();
+            self.lookup(ids.iter().copied(), out);
+            return;
+        }
+        // Backwards, `latest` is (time ascending, address descending);
+        // each run of equal times is reversed into address order.
+        loop {
+            if self.pos == 0 && self.pending.is_empty() {
+                return;
+            }
+            let ids = &self.order[self.pos.saturating_sub(BATCH)..self.pos];
+            self.pos -= ids.len();
+            let mut fetched = std::mem::take(&mut self.pending);
+            self.lookup(ids.iter().rev().copied(), &mut fetched);
+            let complete = if self.pos == 0 {
+                fetched.len()
+            } else {
+                let last = fetched.last().map_or(0, |r| r.1.updated_at);
+                fetched.len()
+                    - fetched
+                        .iter()
+                        .rev()
+                        .take_while(|r| r.1.updated_at == last)
+                        .count()
+            };
+            self.pending = fetched.split_off(complete);
+            let mut run_start = 0;
+            for i in 1..=fetched.len() {
+                if i == fetched.len() || fetched[i].1.updated_at != fetched[run_start].1.updated_at
+                {
+                    out.extend(fetched[run_start..i].iter().rev());
+                    run_start = i;
+                }
+            }
+            if complete > 0 {
+                return;
+            }
+        }
+    }
+
+    fn lookup(&mut self, ids: impl Iterator<Item = AccountId>, out: &mut Vec<(AccountId, Record)>) {
+        self.pairs.clear();
+        self.pairs.extend(ids.map(|f| (f, self.t)));
+        self.g.records(&self.pairs, &mut self.records);
+        // Every follower in the index has a record of T.
+        out.extend(
+            self.pairs
+                .iter()
+                .zip(&self.records)
+                .filter_map(|(&(f, _), r)| Some((f, (*r)?))),
+        );
+    }
 }
 
 fn followers(
@@ -417,27 +504,58 @@ fn followers(
         out.push_str("]}");
         return;
     }
-    let order: Box<dyn Iterator<Item = AccountId>> = match p.sort {
-        FollowerSort::Latest => Box::new(g.followers_latest(t).iter().copied()),
-        FollowerSort::Followers => Box::new(g.followers_by_count(t).iter().copied()),
-        FollowerSort::Earliest => Box::new(earliest_order(g, t, g.followers_latest(t))),
+    let keep = |r: &Record| {
+        let flags = g.tagset_flags(r.tagset);
+        !(exclude_blocked_muted && flags & (FLAG_BLOCK | FLAG_MUTE) != 0)
+            && (wanted.is_empty() || g.tagset(r.tagset).iter().any(|tag| wanted.contains(tag)))
     };
-    let rows = order
-        .filter_map(|f| g.record(f, t).map(|r| (f, r)))
-        .filter(|(_, r)| {
-            let flags = g.tagset_flags(r.tagset);
-            !(exclude_blocked_muted && flags & (FLAG_BLOCK | FLAG_MUTE) != 0)
-                && (wanted.is_empty() || g.tagset(r.tagset).iter().any(|tag| wanted.contains(tag)))
-        })
-        .skip(p.offset)
-        .take(p.limit);
-    for (i, (f, record)) in rows.enumerate() {
+    let filtered = exclude_blocked_muted || !wanted.is_empty();
+    let mut candidates = FollowerCandidates::new(g, t, p.sort);
+    let mut skip = if filtered {
+        p.offset
+    } else {
+        candidates.skip_unfiltered(p.offset)
+    };
+    let mut rows: Vec<(AccountId, Record)> = Vec::with_capacity(p.limit.min(BATCH));
+    let mut batch = Vec::with_capacity(BATCH);
+    while rows.len() < p.limit {
+        batch.clear();
+        // Unfiltered, exactly the rows still missing are fetched.
+        let want = if filtered || skip > 0 {
+            BATCH
+        } else {
+            p.limit - rows.len()
+        };
+        candidates.next_batch(want, &mut batch);
+        if batch.is_empty() {
+            break;
+        }
+        for &(f, r) in &batch {
+            if !keep(&r) {
+                continue;
+            }
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            rows.push((f, r));
+            if rows.len() == p.limit {
+                break;
+            }
+        }
+    }
+    // T's records of the page's followers, for the is_* flags.
+    let back_pairs: Vec<(AccountId, AccountId)> = rows.iter().map(|&(f, _)| (t, f)).collect();
+    let mut back_records = Vec::with_capacity(rows.len());
+    g.records(&back_pairs, &mut back_records);
+    for &(f, _) in &rows {
+        g.prefetch_account(f);
+    }
+    for (i, (&(f, record), back)) in rows.iter().zip(&back_records).enumerate() {
         if i > 0 {
             out.push(',');
         }
-        let back = g
-            .record(t, f)
-            .map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
+        let back = back.map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
         out.push('{');
         push_key(out, "svc_list_nft_token_id");
         push_num_str(out, g.primary_list(f).unwrap_or(0));

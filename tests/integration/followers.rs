@@ -491,3 +491,84 @@ fn repeated_and_unknown_parameters() {
         followers_of(vec![e_f3(), e_t6(), e_f1(), e_f4(), e_f5(), e_f2()]),
     );
 }
+
+/// Z followed by N(1)..N(40) in runs of equal `updated_at` that straddle
+/// the engine's lookup batches: run k (k = 0..=5) holds the i with
+/// (40 - i) / 7 == k, at S + k s. Records of N(i) with 5 | i carry `mute`.
+/// Z's primary list 999 holds nothing.
+fn runs() -> followgraph::snapshot::Tables {
+    let mut b = Builder::new();
+    b.primary_list(999, Z);
+    for i in 1..=40u8 {
+        let who = n(i);
+        let list = 2000 + u64::from(i);
+        let at = S + i64::from((40 - i) / 7) * 1000;
+        b.primary_list(list, &who).record(list, Z, at);
+        if i % 5 == 0 {
+            b.tag(list, Z, "mute", at);
+        }
+    }
+    b.build()
+}
+
+/// The i of `runs()` in `earliest` order: runs by time, then address.
+const EARLIEST: [u8; 40] = [
+    34, 35, 36, 37, 38, 39, 40, 27, 28, 29, 30, 31, 32, 33, 20, 21, 22, 23, 24, 25, 26, 13, 14, 15,
+    16, 17, 18, 19, 6, 7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5,
+];
+
+fn ns(ids: &[u8]) -> Vec<String> {
+    ids.iter().map(|&i| n(i)).collect()
+}
+
+#[test]
+fn earliest_orders_runs_of_equal_times_across_pages() {
+    let srv = TestServer::start(&runs());
+    let users = |q: &str| {
+        let resp = srv.get(&format!("/api/v1/users/{Z}/followers?{q}"));
+        assert_eq!(resp.status, 200, "{}", resp.text());
+        addresses(&resp.json(), "followers")
+    };
+    assert_eq!(users("sort=earliest&limit=40"), ns(&EARLIEST));
+    assert_eq!(
+        users("sort=earliest&offset=5&limit=10"),
+        ns(&[39, 40, 27, 28, 29, 30, 31, 32, 33, 20])
+    );
+    assert_eq!(users("sort=earliest&offset=38"), ns(&[4, 5]));
+    // latest: run 5 first (i = 1..=5), ..., run 0 last; unfiltered pages
+    // are skipped without lookups.
+    assert_eq!(users("offset=17&limit=5"), ns(&[18, 19, 20, 21, 22]));
+    assert_eq!(users("sort=followers&offset=38&limit=5"), ns(&[39, 40]));
+    assert_eq!(users("offset=40"), Vec::<String>::new());
+}
+
+#[test]
+fn list_followers_exclusion_applies_before_the_page() {
+    let srv = TestServer::start(&runs());
+    let lists = |q: &str| {
+        let resp = srv.get(&format!("/api/v1/lists/999/followers?{q}"));
+        assert_eq!(resp.status, 200, "{}", resp.text());
+        addresses(&resp.json(), "followers")
+    };
+    let unmuted: Vec<u8> = EARLIEST.iter().copied().filter(|i| i % 5 != 0).collect();
+    assert_eq!(lists("sort=earliest&limit=40"), ns(&unmuted));
+    assert_eq!(
+        lists("sort=earliest&offset=3&limit=5"),
+        ns(&[38, 39, 27, 28, 29])
+    );
+    assert_eq!(lists("offset=17&limit=4"), ns(&[22, 23, 24, 26]));
+    // The first muted follower of each variant, seen on the users side.
+    let resp = srv.get(&format!("/api/v1/users/{Z}/followers?tags=mute&limit=2"));
+    assert_json(
+        &resp,
+        200,
+        json!({"followers": [
+            {"svc_list_nft_token_id": "2005", "address": n(5), "tags": ["mute"],
+             "is_following": false, "is_blocked": false, "is_muted": false,
+             "updated_at": "2024-10-14T00:00:05.000Z"},
+            {"svc_list_nft_token_id": "2010", "address": n(10), "tags": ["mute"],
+             "is_following": false, "is_blocked": false, "is_muted": false,
+             "updated_at": "2024-10-14T00:00:04.000Z"}
+        ]}),
+    );
+}
