@@ -25,7 +25,17 @@ pub struct SearchIndex {
     /// Each posting list as gaps between ascending positions in LEB128
     /// varints: gaps are small, so ~1.3 bytes a posting instead of 4.
     postings: Vec<u8>,
+    /// Skip entries of the lists longer than `SKIP_EVERY` postings, list
+    /// after list (`skip_offsets` per gram, CSR): for each block after the
+    /// first, (position of the posting before it, byte offset of its first
+    /// posting within the list). An intersection jumps over the blocks of
+    /// a long list instead of decoding them.
+    skips: Vec<(u32, u32)>,
+    skip_offsets: Vec<u32>,
 }
+
+/// Postings per skip block.
+const SKIP_EVERY: usize = 128;
 
 fn push_varint(out: &mut Vec<u8>, mut v: u32) {
     while v >= 0x80 {
@@ -35,27 +45,93 @@ fn push_varint(out: &mut Vec<u8>, mut v: u32) {
     out.push(v as u8);
 }
 
-/// Decodes a delta-varint posting list into ascending positions.
-fn positions(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    let mut i = 0;
-    let mut last = 0usize;
-    std::iter::from_fn(move || {
-        if i >= bytes.len() {
+/// A read position in one posting list, moving forward only.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    skips: &'a [(u32, u32)],
+    /// Byte offset of the next varint.
+    at: usize,
+    /// The position decoded last (0 before the first: gaps count from 0).
+    last: usize,
+    /// The current position (`None` before the first `seek`).
+    current: Option<usize>,
+    /// The first skip entry ahead of `at`.
+    next_skip: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(bytes: &'a [u8], skips: &'a [(u32, u32)]) -> Self {
+        Cursor {
+            bytes,
+            skips,
+            at: 0,
+            last: 0,
+            current: None,
+            next_skip: 0,
+        }
+    }
+
+    fn decode_next(&mut self) -> Option<usize> {
+        if self.at >= self.bytes.len() {
+            self.current = None;
             return None;
         }
         let (mut v, mut shift) = (0usize, 0);
         loop {
-            let b = bytes[i];
-            i += 1;
+            let b = self.bytes[self.at];
+            self.at += 1;
             v |= usize::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
                 break;
             }
             shift += 7;
         }
-        last += v;
-        Some(last)
-    })
+        self.last += v;
+        self.current = Some(self.last);
+        self.current
+    }
+
+    /// The first position >= `target` at or after the current one.
+    fn seek(&mut self, target: usize) -> Option<usize> {
+        if let Some(p) = self.current {
+            if p >= target {
+                return Some(p);
+            }
+        }
+        while self
+            .skips
+            .get(self.next_skip)
+            .is_some_and(|&(_, offset)| offset as usize <= self.at)
+        {
+            self.next_skip += 1;
+        }
+        // Most seeks land in the current block: decode on. Otherwise jump
+        // to the last block whose preceding posting is < target.
+        let ahead = &self.skips[self.next_skip..];
+        if ahead
+            .first()
+            .is_some_and(|&(before, _)| (before as usize) < target)
+        {
+            let k = ahead.partition_point(|&(before, _)| (before as usize) < target);
+            let (before, offset) = ahead[k - 1];
+            self.at = offset as usize;
+            self.last = before as usize;
+            self.next_skip += k;
+        }
+        loop {
+            match self.decode_next() {
+                Some(p) if p < target => continue,
+                other => return other,
+            }
+        }
+    }
+}
+
+/// Decodes a delta-varint posting list into ascending positions.
+#[cfg(test)]
+fn positions(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut cursor = Cursor::new(bytes, &[]);
+    std::iter::from_fn(move || cursor.decode_next())
 }
 
 fn gram_key(w: &[u8]) -> u32 {
@@ -149,22 +225,33 @@ impl SearchIndex {
         let mut postings = Vec::with_capacity(flat.len() * 3 / 2);
         let mut byte_offsets = Vec::with_capacity(offsets.len());
         byte_offsets.push(0);
+        let mut skips = Vec::new();
+        let mut skip_offsets = Vec::with_capacity(offsets.len());
+        skip_offsets.push(0);
         for w in offsets.windows(2) {
+            let list_start = postings.len();
             let mut last = 0;
             for (i, &p) in flat[w[0]..w[1]].iter().enumerate() {
+                if i > 0 && i % SKIP_EVERY == 0 {
+                    skips.push((last, (postings.len() - list_start) as u32));
+                }
                 // The first position is its own gap from 0 (0 is valid).
                 push_varint(&mut postings, if i == 0 { p } else { p - last });
                 last = p;
             }
             byte_offsets.push(postings.len());
+            skip_offsets.push(skips.len() as u32);
         }
         postings.shrink_to_fit();
+        skips.shrink_to_fit();
         SearchIndex {
             names_lower,
             name_ends,
             grams,
             offsets: byte_offsets,
             postings,
+            skips,
+            skip_offsets,
         }
     }
 
@@ -175,12 +262,18 @@ impl SearchIndex {
             + self.grams.capacity() * 4
             + self.offsets.capacity() * std::mem::size_of::<usize>()
             + self.postings.capacity()
+            + self.skips.capacity() * 8
+            + self.skip_offsets.capacity() * 4
     }
 
-    fn posting(&self, gram: u32) -> &[u8] {
+    /// The posting list of `gram` (empty when no entry holds it).
+    fn cursor(&self, gram: u32) -> Cursor<'_> {
         match self.grams.binary_search(&gram) {
-            Ok(i) => &self.postings[self.offsets[i]..self.offsets[i + 1]],
-            Err(_) => &[],
+            Ok(i) => Cursor::new(
+                &self.postings[self.offsets[i]..self.offsets[i + 1]],
+                &self.skips[self.skip_offsets[i] as usize..self.skip_offsets[i + 1] as usize],
+            ),
+            Err(_) => Cursor::new(&[], &[]),
         }
     }
 
@@ -220,41 +313,31 @@ impl SearchIndex {
                 }
             }
         } else {
-            // Positions holding every trigram of the term: a merge-walk of
-            // the (ascending) posting lists, so a rare term verifies a few
-            // candidates instead of the whole of its rarest trigram's list.
+            // Positions holding every trigram of the term: a leapfrog
+            // intersection driven by the shortest list, the longer ones
+            // jumping over whole blocks, so a rare term costs about its
+            // rarest trigram's list, not its commonest's.
             let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
             grams.sort_unstable();
             grams.dedup();
-            let mut lists: Vec<_> = grams
-                .iter()
-                .map(|&g| positions(self.posting(g)).peekable())
-                .collect();
-            'walk: loop {
-                let mut candidate = 0;
-                for list in &mut lists {
-                    match list.peek() {
-                        Some(&p) => candidate = candidate.max(p),
+            let mut lists: Vec<Cursor<'_>> = grams.iter().map(|&g| self.cursor(g)).collect();
+            lists.sort_by_key(|c| c.bytes.len());
+            let mut target = 0;
+            'walk: while let Some(candidate) = lists[0].seek(target) {
+                for list in &mut lists[1..] {
+                    match list.seek(candidate) {
                         None => break 'walk,
+                        Some(p) if p > candidate => {
+                            target = p;
+                            continue 'walk;
+                        }
+                        Some(_) => {}
                     }
                 }
-                let mut all_equal = true;
-                for list in &mut lists {
-                    while list.next_if(|&p| p < candidate).is_some() {}
-                    match list.peek() {
-                        Some(&p) if p == candidate => {}
-                        Some(_) => all_equal = false,
-                        None => break 'walk,
-                    }
+                if keep(candidate) {
+                    break;
                 }
-                if all_equal {
-                    if keep(candidate) {
-                        break;
-                    }
-                    for list in &mut lists {
-                        list.next();
-                    }
-                }
+                target = candidate + 1;
             }
         }
         found.drain(..offset.min(found.len()));
@@ -278,5 +361,65 @@ mod tests {
         let back: Vec<usize> = positions(&bytes).collect();
         assert_eq!(back, list.iter().map(|&p| p as usize).collect::<Vec<_>>());
         assert_eq!(positions(&[]).count(), 0);
+    }
+
+    /// Long posting lists (skips used) agree with a plain scan.
+    #[test]
+    fn intersection_with_skips_matches_a_scan() {
+        let n = 6000usize;
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            state >> 33
+        };
+        let addresses: Vec<Address> = (0..n)
+            .map(|_| std::array::from_fn(|_| next() as u8))
+            .collect();
+        // A 4-letter alphabet: every trigram is in hundreds of names.
+        let names: Vec<String> = (0..n)
+            .map(|_| {
+                let len = 4 + next() as usize % 8;
+                (0..len)
+                    .map(|_| b"abcd"[next() as usize % 4] as char)
+                    .collect()
+            })
+            .collect();
+        let leaderboard: Vec<AccountId> = (0..n as AccountId).collect();
+        let index = SearchIndex::build(&leaderboard, &addresses, |id| {
+            Some(names[id as usize].as_str())
+        });
+        assert!(!index.skips.is_empty());
+        let mut terms: Vec<String> =
+            vec!["abc".into(), "dddd".into(), "abcdab".into(), "0x0".into()];
+        for i in 0..60 {
+            let name = &names[next() as usize % n];
+            let len = 3 + i % 4;
+            if name.len() >= len {
+                terms.push(name[name.len() - len..].to_owned());
+            }
+            let hex = address_bytes(&addresses[next() as usize % n]);
+            let from = next() as usize % 36;
+            terms.push(String::from_utf8(hex[from..from + 3 + i % 5].to_vec()).unwrap());
+        }
+        for term in &terms {
+            let all: Vec<usize> = (0..n)
+                .filter(|&p| {
+                    names[p].contains(term.as_str())
+                        || contains(&address_bytes(&addresses[p]), term.as_bytes())
+                })
+                .collect();
+            for (offset, limit) in [
+                (0, usize::MAX),
+                (0, 10),
+                (7, 5),
+                (all.len().saturating_sub(2), 10),
+            ] {
+                let want: Vec<usize> = all.iter().copied().skip(offset).take(limit).collect();
+                let got = index.find(term, offset, limit, |p| &addresses[p]);
+                assert_eq!(got, want, "term {term:?} offset {offset} limit {limit}");
+            }
+        }
     }
 }
