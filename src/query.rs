@@ -216,16 +216,18 @@ fn search(g: &Graph, term: &str, offset: usize, limit: usize, out: &mut String) 
     if !term.is_empty() && limit > 0 {
         let board = g.leaderboard();
         let address = |p: usize| g.address(board[p]);
-        for (i, pos) in g
+        let ids: Vec<AccountId> = g
             .search_index()
             .find(term, offset, limit, address)
             .into_iter()
-            .enumerate()
-        {
+            .map(|pos| board[pos])
+            .collect();
+        g.prefetch_accounts(&ids);
+        for (i, &id) in ids.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            leaderboard_row(g, board[pos], out);
+            leaderboard_row(g, id, out);
         }
     }
     out.push_str("]}");
@@ -306,6 +308,7 @@ fn notifications(
         .take(p.limit)
         .map(|i| all.get(i))
         .collect();
+    g.prefetch_accounts(&page.iter().map(|n| n.actor).collect::<Vec<_>>());
     let mut totals = [0u64; 5];
     for n in &page {
         totals[usize::from(n.opcode)] += 1;
@@ -548,9 +551,7 @@ fn followers(
     let back_pairs: Vec<(AccountId, AccountId)> = rows.iter().map(|&(f, _)| (t, f)).collect();
     let mut back_records = Vec::with_capacity(rows.len());
     g.records(&back_pairs, &mut back_records);
-    for &(f, _) in &rows {
-        g.prefetch_account(f);
-    }
+    g.prefetch_accounts(&rows.iter().map(|&(f, _)| f).collect::<Vec<_>>());
     for (i, (&(f, record), back)) in rows.iter().zip(&back_records).enumerate() {
         if i > 0 {
             out.push(',');

@@ -4,6 +4,7 @@
 
 use crate::error::ApiError;
 use crate::snapshot::{parse_address, Address};
+use std::borrow::Cow;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Endpoint {
@@ -51,8 +52,12 @@ pub struct Route {
 }
 
 /// Percent-decodes `%XX` sequences (others kept as they are); `plus` also
-/// turns `+` into a space, as form encoding does.
-pub fn percent_decode(raw: &[u8], plus: bool) -> Vec<u8> {
+/// turns `+` into a space, as form encoding does. Text with nothing to
+/// decode (the usual case) is borrowed, not copied.
+pub fn percent_decode(raw: &[u8], plus: bool) -> Cow<'_, [u8]> {
+    if !raw.iter().any(|&c| c == b'%' || (plus && c == b'+')) {
+        return Cow::Borrowed(raw);
+    }
     let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
@@ -71,7 +76,7 @@ pub fn percent_decode(raw: &[u8], plus: bool) -> Vec<u8> {
         }
         i += 1;
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Decodes the raw request path segment by segment and matches it against
@@ -79,7 +84,7 @@ pub fn percent_decode(raw: &[u8], plus: bool) -> Vec<u8> {
 /// are not UTF-8 shown as U+FFFD) and the route, `None` for unknown paths.
 pub fn route(raw_path: &str) -> (String, Option<Route>) {
     let body = raw_path.strip_prefix('/').unwrap_or(raw_path);
-    let segments: Vec<Vec<u8>> = body
+    let segments: Vec<Cow<'_, [u8]>> = body
         .split('/')
         .map(|raw| percent_decode(raw.as_bytes(), false))
         .collect();
@@ -89,7 +94,7 @@ pub fn route(raw_path: &str) -> (String, Option<Route>) {
         decoded.extend_from_slice(segment);
     }
     let decoded = String::from_utf8_lossy(&decoded).into_owned();
-    let s: Vec<&[u8]> = segments.iter().map(Vec::as_slice).collect();
+    let s: Vec<&[u8]> = segments.iter().map(|c| &**c).collect();
     let found: Option<(Endpoint, &[u8])> = match s.as_slice() {
         [b"api", b"v1", rest @ ..] => match rest {
             [b"lists", id, b"details"] => Some((Endpoint::ListDetails, id)),
@@ -162,12 +167,16 @@ impl Endpoint {
 
 /// Decoded query pairs in request order (`application/x-www-form-urlencoded`).
 #[derive(Clone, Debug, Default)]
-pub struct Query {
-    pairs: Vec<(Vec<u8>, Vec<u8>)>,
+pub struct Query<'a> {
+    pairs: Vec<(Decoded<'a>, Decoded<'a>)>,
 }
 
-impl Query {
-    pub fn parse(raw: &str) -> Query {
+/// A decoded name or value, borrowed from the query when nothing needed
+/// decoding.
+type Decoded<'a> = Cow<'a, [u8]>;
+
+impl<'a> Query<'a> {
+    pub fn parse(raw: &'a str) -> Query<'a> {
         let pairs = raw
             .split('&')
             .filter(|p| !p.is_empty())
@@ -184,7 +193,7 @@ impl Query {
 
     /// The first occurrence's value, as UTF-8 text.
     fn text(&self, name: &str) -> Result<Option<&str>, ApiError> {
-        match self.pairs.iter().find(|(k, _)| k == name.as_bytes()) {
+        match self.pairs.iter().find(|(k, _)| **k == *name.as_bytes()) {
             None => Ok(None),
             Some((_, v)) => std::str::from_utf8(v)
                 .map(Some)
@@ -509,11 +518,17 @@ mod tests {
 
     #[test]
     fn percent_decoding_keeps_broken_escapes() {
-        assert_eq!(percent_decode(b"a%2", false), b"a%2");
-        assert_eq!(percent_decode(b"%zz%41", false), b"%zzA");
-        assert_eq!(percent_decode(b"a+b%2B", true), b"a b+");
-        assert_eq!(percent_decode(b"a+b", false), b"a+b");
-        assert_eq!(percent_decode(b"%", true), b"%");
+        assert_eq!(*percent_decode(b"a%2", false), *b"a%2");
+        assert_eq!(*percent_decode(b"%zz%41", false), *b"%zzA");
+        assert_eq!(*percent_decode(b"a+b%2B", true), *b"a b+");
+        assert_eq!(*percent_decode(b"a+b", false), *b"a+b");
+        assert_eq!(*percent_decode(b"%", true), *b"%");
+        // Nothing to decode: borrowed, not copied.
+        assert!(matches!(
+            percent_decode(b"limit", true),
+            Cow::Borrowed(b"limit")
+        ));
+        assert!(matches!(percent_decode(b"a+b", true), Cow::Owned(_)));
     }
 
     #[test]

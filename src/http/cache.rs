@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use dashmap::DashMap;
 
+use crate::graph::FastState;
 use crate::query::Target;
 use crate::request::{Endpoint, Params};
 
@@ -39,7 +40,9 @@ struct Entry {
 }
 
 pub struct ResponseCache {
-    map: DashMap<CacheKey, Entry>,
+    /// The keyed fast hasher of the graph's maps: SipHash showed in the
+    /// per-request profile, and the random key keeps flooding costly.
+    map: DashMap<CacheKey, Entry, FastState>,
     bytes: AtomicUsize,
     max_bytes: usize,
     ttl: Duration,
@@ -49,7 +52,7 @@ pub struct ResponseCache {
 impl ResponseCache {
     pub fn new(ttl: Duration, max_bytes: usize) -> Self {
         ResponseCache {
-            map: DashMap::new(),
+            map: DashMap::with_hasher(FastState::default()),
             bytes: AtomicUsize::new(0),
             max_bytes,
             ttl,
