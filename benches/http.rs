@@ -1158,6 +1158,9 @@ fn main() {
     let work = Path::new(ROOT).join("target").join("followgraph-bench");
     std::fs::create_dir_all(&work).unwrap_or_else(|e| die(&format!("{}: {e}", work.display())));
     let (root, generated_s) = ensure_snapshot(&o);
+    // The paths bench (benches/paths.rs) answers these paths from this
+    // snapshot.
+    let _ = std::fs::write(work.join("snapshot"), root.display().to_string());
 
     // --- load and memory -------------------------------------------------
     eprintln!("load: starting the server on {}", root.display());
