@@ -521,14 +521,17 @@ fn ns(ids: &[u8]) -> Vec<String> {
     ids.iter().map(|&i| n(i)).collect()
 }
 
+/// The follower addresses of a 200 answer to `path`.
+fn page(srv: &TestServer, path: &str) -> Vec<String> {
+    let resp = srv.get(path);
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    addresses(&resp.json(), "followers")
+}
+
 #[test]
 fn earliest_orders_runs_of_equal_times_across_pages() {
     let srv = TestServer::start(&runs());
-    let users = |q: &str| {
-        let resp = srv.get(&format!("/api/v1/users/{Z}/followers?{q}"));
-        assert_eq!(resp.status, 200, "{}", resp.text());
-        addresses(&resp.json(), "followers")
-    };
+    let users = |q: &str| page(&srv, &format!("/api/v1/users/{Z}/followers?{q}"));
     assert_eq!(users("sort=earliest&limit=40"), ns(&EARLIEST));
     assert_eq!(
         users("sort=earliest&offset=5&limit=10"),
@@ -545,11 +548,7 @@ fn earliest_orders_runs_of_equal_times_across_pages() {
 #[test]
 fn list_followers_exclusion_applies_before_the_page() {
     let srv = TestServer::start(&runs());
-    let lists = |q: &str| {
-        let resp = srv.get(&format!("/api/v1/lists/999/followers?{q}"));
-        assert_eq!(resp.status, 200, "{}", resp.text());
-        addresses(&resp.json(), "followers")
-    };
+    let lists = |q: &str| page(&srv, &format!("/api/v1/lists/999/followers?{q}"));
     let unmuted: Vec<u8> = EARLIEST.iter().copied().filter(|i| i % 5 != 0).collect();
     assert_eq!(lists("sort=earliest&limit=40"), ns(&unmuted));
     assert_eq!(
