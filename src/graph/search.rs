@@ -3,10 +3,11 @@
 //!
 //! A byte-trigram index maps each trigram of the lower-cased texts to the
 //! leaderboard positions (ascending, i.e. already in result order) whose
-//! address or name contains it. A term of 3+ bytes walks the shortest
-//! posting list of its trigrams in order, verifies each candidate, and stops
-//! once `offset + limit` matches are found. Shorter terms match so much of
-//! the board that an ordered scan with the same early stop is as fast.
+//! address or name contains it. A term of 3+ bytes intersects the posting
+//! lists of its trigrams (driven by the shortest, the others skipping
+//! blocks), verifies each common position, and stops once `offset + limit`
+//! matches are found. Shorter terms match so much of the board that an
+//! ordered scan with the same early stop is as fast.
 
 use rayon::prelude::*;
 
