@@ -1069,14 +1069,12 @@ fn build_follower_index(
     let offsets = row_offsets(n, edges.iter().map(|&(_, to, _)| to));
     // Counting sort by target; followers land in ascending order per row
     // because `edges` is sorted by follower.
-    let mut cursor = offsets.clone();
-    let mut by_time: Vec<(i64, AccountId)> = vec![(0, 0); edges.len()];
-    for &(f, to, at) in edges {
-        let c = &mut cursor[to as usize];
-        by_time[*c] = (at, f);
-        *c += 1;
-    }
-    drop(cursor);
+    let mut by_time: Vec<(i64, AccountId)> = scatter_rows(
+        &offsets,
+        edges.len(),
+        |i| edges[i].1,
+        |i| (edges[i].2, edges[i].0),
+    );
     for_each_row_mut(&mut by_time, &offsets, |row| {
         // Stable: equal times keep ascending follower ids.
         row.sort_by_key(|&(at, _)| Reverse(at));
@@ -1104,6 +1102,56 @@ fn row_offsets(n: usize, rows: impl Iterator<Item = AccountId>) -> Vec<usize> {
         offsets[i + 1] += offsets[i];
     }
     offsets
+}
+
+/// Item `i` of `0..len` placed in CSR row `row_of(i)` (laid out by
+/// `offsets`; `u32::MAX`: no row), rows keeping the items' order: a
+/// counting sort. The scatter's writes are random, one cache miss each, so
+/// it runs in parallel: each task owns a range of rows holding about the
+/// same number of items and scans all the items for its own.
+fn scatter_rows<T: Copy + Default + Send>(
+    offsets: &[usize],
+    len: usize,
+    row_of: impl Fn(usize) -> u32 + Sync,
+    value: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    let rows = offsets.len().saturating_sub(1);
+    let total = offsets.last().copied().unwrap_or(0);
+    let mut out = vec![T::default(); total];
+    let parts = rayon::current_num_threads().max(1);
+    // Row boundaries of the parts: 0 = b_0 <= b_1 <= ... <= b_parts = rows.
+    let mut bounds: Vec<usize> = (0..parts)
+        .map(|k| {
+            offsets
+                .partition_point(|&o| o < total / parts * k)
+                .saturating_sub(1)
+        })
+        .collect();
+    bounds[0] = 0;
+    bounds.push(rows);
+    for k in 1..bounds.len() {
+        bounds[k] = bounds[k].max(bounds[k - 1]);
+    }
+    let mut slices = Vec::with_capacity(parts);
+    let mut rest = out.as_mut_slice();
+    for w in bounds.windows(2) {
+        let (part, tail) = rest.split_at_mut(offsets[w[1]] - offsets[w[0]]);
+        slices.push((w[0]..w[1], part));
+        rest = tail;
+    }
+    slices.into_par_iter().for_each(|(range, part)| {
+        let base = offsets[range.start];
+        let mut cursor: Vec<usize> = offsets[range.clone()].iter().map(|&o| o - base).collect();
+        for i in 0..len {
+            let row = row_of(i) as usize;
+            if range.contains(&row) {
+                let c = &mut cursor[row - range.start];
+                part[*c] = value(i);
+                *c += 1;
+            }
+        }
+    });
+    out
 }
 
 /// Runs `f` on every CSR row of `data` in parallel.
@@ -1239,7 +1287,12 @@ fn build_notifications(
             Some(&actor) => (
                 id_of(&o.op.target),
                 actor | (u32::from(o.op.opcode) << ACTOR_BITS),
-                tag_ids[o.op.tag.as_str()],
+                // Follows and unfollows (most ops) have no tag to look up.
+                if o.op.tag.is_empty() {
+                    0
+                } else {
+                    tag_ids[o.op.tag.as_str()]
+                },
             ),
             None => (INVISIBLE, 0, 0),
         })
@@ -1257,18 +1310,17 @@ fn build_notifications(
             "more than 2^32 visible ops",
         ));
     }
-    let mut cursor = offsets.clone();
     // (updated_at, seq, actor | opcode, tag) grouped by target.
-    let mut by_target: Vec<(i64, u64, u32, u32)> = vec![(0, 0, 0, 0); offsets[n]];
-    for (o, &(to, actor_op, tag)) in t.list_ops.iter().zip(&resolved) {
-        if to == INVISIBLE {
-            continue;
-        }
-        let c = &mut cursor[to as usize];
-        by_target[*c] = (o.updated_at, o.seq, actor_op, tag);
-        *c += 1;
-    }
-    drop((resolved, cursor));
+    let mut by_target: Vec<(i64, u64, u32, u32)> = scatter_rows(
+        &offsets,
+        resolved.len(),
+        |i| resolved[i].0,
+        |i| {
+            let (o, &(_, actor_op, tag)) = (&t.list_ops[i], &resolved[i]);
+            (o.updated_at, o.seq, actor_op, tag)
+        },
+    );
+    drop(resolved);
     for_each_row_mut(&mut by_target, &offsets, |row| {
         row.sort_unstable_by_key(|&(at, seq, _, _)| Reverse((at, seq)));
     });
@@ -1379,5 +1431,35 @@ mod tests {
         // 5,5 share 1; 3,3,3 share 3; 1 is 6th; 0 has rank 0; absent counts 0.
         assert_eq!(ranks, vec![1, 3, 0, 6, 0, 0]);
         assert_eq!(RankTable::new(std::iter::empty()).rank(4), 0);
+    }
+
+    #[test]
+    fn scatter_rows_is_a_stable_counting_sort() {
+        // Skewed rows (one holds most items), empty rows, skipped items.
+        let rows: Vec<u32> = (0..1000u32)
+            .map(|i| match i % 10 {
+                0..=5 => 3,
+                6 => u32::MAX,
+                7 => 0,
+                _ => 4 + i % 5,
+            })
+            .collect();
+        let offsets = row_offsets(9, rows.iter().copied().filter(|&r| r != u32::MAX));
+        for threads in [1, 2, 3, 8] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let got = pool.install(|| scatter_rows(&offsets, rows.len(), |i| rows[i], |i| i));
+            let mut want: Vec<(u32, usize)> = rows
+                .iter()
+                .enumerate()
+                .filter(|&(_, &r)| r != u32::MAX)
+                .map(|(i, &r)| (r, i))
+                .collect();
+            want.sort(); // by row, then item index: the scan order
+            assert_eq!(got, want.iter().map(|&(_, i)| i).collect::<Vec<_>>());
+        }
+        assert!(scatter_rows(&[0], 0, |_| 0, |i| i).is_empty());
     }
 }
