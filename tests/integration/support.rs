@@ -42,6 +42,23 @@ pub fn serve_args(snapshot: &Path) -> Vec<OsString> {
     ]
 }
 
+/// The binary with `args` and `envs`, stdin closed, and none of this
+/// process's `FOLLOWGRAPH_*` variables (they would change its config).
+fn followgraph_command(args: &[OsString], envs: &[(&str, OsString)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_followgraph"));
+    cmd.args(args).stdin(Stdio::null());
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("FOLLOWGRAPH_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("NO_COLOR", "1");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
 /// Runs the binary with `args` (inherited `FOLLOWGRAPH_*` variables
 /// removed) until it exits or `timeout` passes (then it is killed and the
 /// status is None). Returns the status, stdout and stderr.
@@ -53,21 +70,11 @@ pub fn run_to_exit(
     let logs = tempfile::tempdir().expect("tempdir");
     let out_path = logs.path().join("stdout.log");
     let err_path = logs.path().join("stderr.log");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_followgraph"));
-    cmd.args(args)
-        .stdin(Stdio::null())
+    let mut child = followgraph_command(args, envs)
         .stdout(Stdio::from(File::create(&out_path).expect("stdout log")))
-        .stderr(Stdio::from(File::create(&err_path).expect("stderr log")));
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("FOLLOWGRAPH_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.env("NO_COLOR", "1");
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn followgraph");
+        .stderr(Stdio::from(File::create(&err_path).expect("stderr log")))
+        .spawn()
+        .expect("spawn followgraph");
     let deadline = Instant::now() + timeout;
     let status = loop {
         if let Some(status) = child.try_wait().expect("try_wait") {
@@ -183,21 +190,11 @@ impl TestServer {
         let logs = tempfile::tempdir().expect("tempdir");
         let stderr = File::create(logs.path().join("stderr.log")).expect("stderr log");
 
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_followgraph"));
-        cmd.args(args)
-            .stdin(Stdio::null())
+        let mut child = followgraph_command(args, envs)
             .stdout(Stdio::piped())
-            .stderr(Stdio::from(stderr));
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("FOLLOWGRAPH_") {
-                cmd.env_remove(key);
-            }
-        }
-        cmd.env("NO_COLOR", "1");
-        for (k, v) in envs {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().expect("spawn followgraph");
+            .stderr(Stdio::from(stderr))
+            .spawn()
+            .expect("spawn followgraph");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
