@@ -14,9 +14,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use read::read_snapshot;
+pub use read::{fold_case, is_json_object};
 pub use tables::*;
 pub use write::{
-    publish, table_batch, table_schema, write_batch_file, write_snapshot, WriteOptions,
+    publish, sync_dir, table_batch, table_schema, write_batch_file, write_snapshot,
+    TableFileWriter, WriteOptions, WrittenTable,
 };
 
 pub const FORMAT_V1: &str = "graph-snapshot/1";

@@ -500,6 +500,13 @@ impl<'a> Column<'a> {
     }
 }
 
+/// Whether `text` is what a nullable JSON-object column may hold: valid
+/// JSON whose value is an object (the loader's rule, shared with the
+/// exporter so it never writes what the loader rejects).
+pub fn is_json_object(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() && json_kind(text) == "an object"
+}
+
 /// What the valid JSON text `text` holds, from its first significant byte.
 fn json_kind(text: &str) -> &'static str {
     match text.bytes().find(|b| !is_json_whitespace(*b)) {
@@ -1176,8 +1183,9 @@ fn read_ens(dir: &Path, e: &TableEntry) -> Result<Vec<EnsRow>, SnapshotError> {
     Ok(rows)
 }
 
-/// Unicode lower case, borrowing when there is nothing to change.
-fn fold_case(name: &str) -> Cow<'_, str> {
+/// Unicode lower case, borrowing when there is nothing to change: the
+/// case folding of the `ens` name uniqueness rule.
+pub fn fold_case(name: &str) -> Cow<'_, str> {
     if name
         .bytes()
         .all(|b| b.is_ascii() && !b.is_ascii_uppercase())

@@ -83,7 +83,7 @@ pub const OP_UNTAG: u8 = 4;
 
 /// A decoded list op. The raw bytes are exactly reproducible from it
 /// (`encode`), so the raw bytes need not be kept in memory.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Op {
     /// 1 follow, 2 un-follow, 3 tag, 4 un-tag.
     pub opcode: u8,

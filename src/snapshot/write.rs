@@ -91,11 +91,22 @@ pub fn write_snapshot(
     std::fs::rename(&tmp, &manifest_path)
 }
 
-/// Points `root/CURRENT` at snapshot `name` atomically (temp file + rename).
+/// Points `root/CURRENT` at snapshot `name` atomically and durably: temp
+/// file, fsync, rename over `CURRENT`, fsync of the root directory.
 pub fn publish(root: &Path, name: &str) -> std::io::Result<()> {
     let tmp = root.join(format!(".CURRENT.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, format!("{name}\n"))?;
-    std::fs::rename(&tmp, root.join("CURRENT"))
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(format!("{name}\n").as_bytes())?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, root.join("CURRENT"))?;
+    sync_dir(root)
+}
+
+/// fsync of a directory, so a rename inside it survives a crash.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
 }
 
 /// Writes one record batch as a Parquet file (snappy), whatever its schema.
@@ -121,11 +132,13 @@ fn writer_properties(row_group_rows: Option<usize>) -> WriterProperties {
 struct HashingWriter<W> {
     inner: W,
     hasher: Option<Sha256>,
+    bytes: u64,
 }
 
 impl<W: Write> Write for HashingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
         if let Some(h) = &mut self.hasher {
             h.update(&buf[..n]);
         }
@@ -147,30 +160,95 @@ fn write_table_file(
     row_group_rows: usize,
     checksum: bool,
 ) -> std::io::Result<(u64, Option<String>)> {
-    let file = std::fs::File::create(path)?;
-    let sink = HashingWriter {
-        inner: file,
-        hasher: checksum.then(Sha256::new),
-    };
-    let mut writer = ArrowWriter::try_new(
-        sink,
-        table_schema(name),
-        Some(writer_properties(Some(row_group_rows))),
-    )
-    .map_err(std::io::Error::other)?;
+    let mut writer = TableFileWriter::create(path, name, row_group_rows, checksum)?;
     let total = table_len(name, tables);
     let mut start = 0;
     while start < total {
         let end = (start + row_group_rows).min(total);
-        let batch = table_batch_range(name, tables, start..end);
-        writer.write(&batch).map_err(std::io::Error::other)?;
-        writer.flush().map_err(std::io::Error::other)?;
+        writer.write_batch(&table_batch_range(name, tables, start..end))?;
+        writer.end_row_group()?;
         start = end;
     }
-    let sink = writer.into_inner().map_err(std::io::Error::other)?;
-    sink.inner.sync_all()?;
-    let sha = sink.hasher.map(|h| hex(&h.finalize()));
-    Ok((total as u64, sha))
+    let written = writer.finish()?;
+    Ok((written.rows, written.sha256))
+}
+
+/// What [`TableFileWriter::finish`] reports.
+#[derive(Clone, Debug)]
+pub struct WrittenTable {
+    pub rows: u64,
+    pub sha256: Option<String>,
+    pub bytes: u64,
+}
+
+/// One table's Parquet file written incrementally, batch by batch, with the
+/// writer's schema for that table: what a streaming producer (the
+/// exporter) uses so that no table is ever whole in memory.
+pub struct TableFileWriter {
+    writer: ArrowWriter<HashingWriter<std::fs::File>>,
+    name: String,
+    rows: u64,
+}
+
+impl TableFileWriter {
+    /// Creates `path` for table `name` (one of [`TABLE_NAMES`]); row groups
+    /// close every `row_group_rows` rows.
+    pub fn create(
+        path: &Path,
+        name: &str,
+        row_group_rows: usize,
+        checksum: bool,
+    ) -> std::io::Result<TableFileWriter> {
+        let file = std::fs::File::create(path)?;
+        let sink = HashingWriter {
+            inner: file,
+            hasher: checksum.then(Sha256::new),
+            bytes: 0,
+        };
+        let writer = ArrowWriter::try_new(
+            sink,
+            table_schema(name),
+            Some(writer_properties(Some(row_group_rows))),
+        )
+        .map_err(std::io::Error::other)?;
+        Ok(TableFileWriter {
+            writer,
+            name: name.to_owned(),
+            rows: 0,
+        })
+    }
+
+    /// Appends every row of this writer's table in `chunk` (the other
+    /// tables of `chunk` are ignored).
+    pub fn write_rows(&mut self, chunk: &Tables) -> std::io::Result<()> {
+        let batch = table_batch(&self.name, chunk);
+        self.write_batch(&batch)
+    }
+
+    fn write_batch(&mut self, batch: &RecordBatch) -> std::io::Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        self.rows += batch.num_rows() as u64;
+        self.writer.write(batch).map_err(std::io::Error::other)
+    }
+
+    /// Closes the current row group early.
+    fn end_row_group(&mut self) -> std::io::Result<()> {
+        self.writer.flush().map_err(std::io::Error::other)
+    }
+
+    /// Writes the footer, fsyncs the file and reports what was written.
+    pub fn finish(self) -> std::io::Result<WrittenTable> {
+        let rows = self.rows;
+        let sink = self.writer.into_inner().map_err(std::io::Error::other)?;
+        sink.inner.sync_all()?;
+        Ok(WrittenTable {
+            rows,
+            sha256: sink.hasher.map(|h| hex(&h.finalize())),
+            bytes: sink.bytes,
+        })
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
