@@ -20,8 +20,14 @@ pub struct Cli {
 pub enum Command {
     /// Serve a snapshot over HTTP (the default command).
     Serve(ServeConfig),
-    /// Write a deterministic synthetic snapshot root.
+    /// Write a deterministic synthetic snapshot root (or the same graph
+    /// into an indexer database).
     Generate(GenerateConfig),
+    /// Export the protocol indexer's PostgreSQL database as a snapshot.
+    Export(ExportConfig),
+    /// Load a snapshot with the server's loader and report what it holds
+    /// (exit 1 with the reason when the server would reject it).
+    Check(CheckConfig),
 }
 
 /// Where the committed default snapshot root lives.
@@ -116,8 +122,16 @@ pub struct GenerateConfig {
     #[arg(long, env = "FOLLOWGRAPH_SEED", default_value_t = 1)]
     pub seed: u64,
     /// Snapshot root to write (created; CURRENT is pointed at the new snapshot).
-    #[arg(long, env = "FOLLOWGRAPH_OUT")]
-    pub out: PathBuf,
+    #[arg(
+        long,
+        env = "FOLLOWGRAPH_OUT",
+        required_unless_present = "indexer_database_url"
+    )]
+    pub out: Option<PathBuf>,
+    /// Instead of Parquet, write the same graph into the protocol
+    /// indexer's tables of this (empty) PostgreSQL database.
+    #[arg(long, env = "FOLLOWGRAPH_INDEXER_DATABASE_URL", conflicts_with = "out")]
+    pub indexer_database_url: Option<String>,
     /// The snapshot's created_at (ISO 8601 UTC).
     #[arg(
         long,
@@ -125,4 +139,49 @@ pub struct GenerateConfig {
         default_value = "2026-11-20T12:00:00.000Z"
     )]
     pub created_at: String,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct ExportConfig {
+    /// `postgres://user:password@host:port/db` of the indexer's database
+    /// (the password is never printed).
+    #[arg(long, env = "FOLLOWGRAPH_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Snapshot root to publish into (created if missing).
+    #[arg(long, env = "FOLLOWGRAPH_OUT")]
+    pub out: PathBuf,
+    /// Directory name of the new snapshot (default `snap-<UTC yyyymmddThhmmssZ>`
+    /// of the export's transaction time).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Snapshots kept in the root after publishing (the one CURRENT names
+    /// is never deleted).
+    #[arg(long, env = "FOLLOWGRAPH_KEEP", default_value_t = 3)]
+    pub keep: usize,
+    /// `TABLE=FILE.sql`: run FILE's SELECT instead of the built-in one for
+    /// that snapshot table (repeatable).
+    #[arg(long = "query", value_name = "TABLE=FILE.sql")]
+    pub queries: Vec<String>,
+    /// Export, publish, sleep this many seconds, repeat (0: once).
+    #[arg(long, env = "FOLLOWGRAPH_EVERY", default_value_t = 0)]
+    pub every: u64,
+    /// Per-statement timeout in seconds (0: none).
+    #[arg(long, default_value_t = 600)]
+    pub statement_timeout: u64,
+}
+
+impl ExportConfig {
+    /// `--database-url`, else `FOLLOWGRAPH_DATABASE_URL`, else `DATABASE_URL`.
+    pub fn database_url(&self) -> Option<String> {
+        self.database_url
+            .clone()
+            .or_else(|| std::env::var("DATABASE_URL").ok())
+            .filter(|url| !url.is_empty())
+    }
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct CheckConfig {
+    /// A snapshot root (with CURRENT) or one snapshot directory.
+    pub snapshot: PathBuf,
 }

@@ -959,17 +959,14 @@ fn gen_ens(ctx: &Ctx, rng: &mut Rng, i: u64) -> EnsRow {
         }
         serde_json::Value::Object(m).to_string()
     });
-    let chains = match rng.unit() {
-        u if u < 0.6 => Some(format!(
-            "{{\"eth\":\"{}\"}}",
-            crate::snapshot::format_address(&address)
-        )),
-        u if u < 0.7 => Some(format!(
-            "{{\"eth\":\"{0}\",\"base\":\"{0}\"}}",
-            crate::snapshot::format_address(&address)
-        )),
-        _ => None,
-    };
+    // The indexer has no header column: an export reads the header from
+    // `records->>'header'`, so a header exists only inside the records
+    // (the draw above stays, so every later value is unchanged).
+    let header = if records.is_some() { header } else { None };
+    // The indexer's `chains` column is never filled and an export always
+    // writes it as null; the draw is kept so every later value is unchanged.
+    let _chains_draw = rng.unit();
+    let chains = None;
     let fresh = rng
         .chance(0.95)
         .then(|| ctx.created_at - rng.below(30 * 86_400_000) as i64);
@@ -1331,6 +1328,23 @@ mod tests {
         assert!(non_primary_records > 0);
         assert!(t.lists.iter().any(|l| l.owner != l.user));
         assert!(t.lists.iter().any(|l| l.manager != l.owner));
+    }
+
+    /// The indexer's `ens_metadata` has no header column (an export reads
+    /// `records->>'header'`) and its `chains` column is never filled, so
+    /// generated rows must round-trip through it.
+    #[test]
+    fn ens_rows_fit_the_indexer() {
+        let t = gen(3000, 2);
+        assert!(t.ens.iter().all(|e| e.chains.is_none()));
+        assert!(t.ens.iter().any(|e| e.header.is_some()));
+        for e in &t.ens {
+            let from_records = e.records.as_deref().and_then(|r| {
+                let v: serde_json::Value = serde_json::from_str(r).unwrap();
+                v.get("header").and_then(|h| h.as_str()).map(str::to_owned)
+            });
+            assert_eq!(e.header, from_records, "{}", e.name);
+        }
     }
 
     #[test]

@@ -8,11 +8,14 @@
 
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod generate;
 pub mod graph;
 pub mod http;
+pub mod indexer;
 pub mod json;
 pub mod live;
+pub mod pg;
 pub mod query;
 pub mod request;
 pub mod snapshot;

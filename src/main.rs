@@ -3,7 +3,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use followgraph::config::{Cli, Command, GenerateConfig, ServeConfig, DEFAULT_SNAPSHOT};
+use followgraph::config::{
+    CheckConfig, Cli, Command, GenerateConfig, ServeConfig, DEFAULT_SNAPSHOT,
+};
 use followgraph::http::{self, AppState};
 use followgraph::live::{Live, ReloadOptions, Reloader, Trigger};
 
@@ -19,6 +21,8 @@ fn main() {
     let result = match cli.command {
         Some(Command::Generate(config)) => generate(&config),
         Some(Command::Serve(config)) => serve(config),
+        Some(Command::Export(config)) => followgraph::export::run(&config),
+        Some(Command::Check(config)) => check(&config),
         None => serve(ServeConfig::default()),
     };
     if let Err(message) = result {
@@ -131,15 +135,54 @@ fn generate(config: &GenerateConfig) -> Result<(), String> {
     let options = followgraph::generate::GenerateOptions {
         accounts: config.accounts,
         seed: config.seed,
-        out: config.out.clone(),
+        out: config.out.clone().unwrap_or_default(),
         created_at_ms,
         progress: std::io::stderr().is_terminal(),
     };
     let started = std::time::Instant::now();
+    if let Some(url) = &config.indexer_database_url {
+        let summary = followgraph::indexer::generate_into_database(url, &options)
+            .map_err(|e| format!("generate: {e}"))?;
+        eprintln!(
+            "wrote {summary} into {} in {:.1} s",
+            followgraph::pg::redact_url(url),
+            started.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
     let dir = followgraph::generate::generate(&options).map_err(|e| format!("generate: {e}"))?;
     eprintln!(
         "wrote {} in {:.1} s",
         dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `followgraph check PATH`: the server's whole load (validation and graph
+/// build), then one line of counts on standard output.
+fn check(config: &CheckConfig) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let loaded = followgraph::snapshot::load(&config.snapshot).map_err(|e| e.to_string())?;
+    let t = &loaded.tables;
+    let rows = [
+        ("lists", t.lists.len()),
+        ("primary_lists", t.primary_lists.len()),
+        ("list_records", t.list_records.len()),
+        ("list_record_tags", t.list_record_tags.len()),
+        ("list_ops", t.list_ops.len()),
+        ("ens", t.ens.len()),
+        ("badge_events", t.badge_events.len()),
+        ("badges", t.badges.len()),
+    ];
+    let name = loaded.name.clone();
+    let graph = followgraph::graph::Graph::build(loaded).map_err(|e| e.to_string())?;
+    drop(graph);
+    let counts: Vec<String> = rows.iter().map(|(n, r)| format!("{n}={r}")).collect();
+    let peak = followgraph::export::peak_rss_bytes().unwrap_or(0);
+    println!(
+        "ok {name} {} in {:.1} s peak_rss_bytes={peak}",
+        counts.join(" "),
         started.elapsed().as_secs_f64()
     );
     Ok(())

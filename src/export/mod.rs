@@ -1,0 +1,679 @@
+//! `followgraph export`: the indexer's PostgreSQL database -> a published
+//! snapshot (EXPORT.md).
+//!
+//! One round: lock the root, open ONE `REPEATABLE READ, READ ONLY`
+//! transaction, stream every table through its query into Parquet row
+//! groups under `ROOT/.tmp-<name>/` (a writer thread per table, so memory
+//! holds a few chunks), write the manifest last, load the result with the
+//! server's own loader, then rename the directory into place and replace
+//! `CURRENT` atomically, and apply `--keep`. Any error before the rename
+//! removes the temporary directory and publishes nothing.
+
+mod copy;
+mod overrides;
+mod sink;
+mod source;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::config::ExportConfig;
+use crate::snapshot::{
+    is_valid_snapshot_name, publish, sync_dir, Manifest, TableEntry, FORMAT_V1, TABLE_NAMES,
+};
+use sink::TableSink;
+
+pub use source::{fixed_bytes, hex_text};
+
+/// How the exported snapshot is checked before `CURRENT` moves.
+#[derive(Clone, Debug)]
+pub enum Verify {
+    /// `EXE check DIR` in a child process: the server's whole load, whose
+    /// memory (a graph's worth) is returned to the system when it exits.
+    Command(PathBuf),
+    /// The same load in this process.
+    InProcess,
+}
+
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    pub database_url: String,
+    pub out: PathBuf,
+    pub name: Option<String>,
+    pub keep: usize,
+    /// Snapshot table -> (query file, its SQL).
+    pub queries: BTreeMap<&'static str, (PathBuf, String)>,
+    pub statement_timeout_secs: u64,
+    pub verify: Verify,
+}
+
+impl ExportOptions {
+    /// From the command line: reads the `--query` files and checks names.
+    pub fn from_config(config: &ExportConfig) -> Result<ExportOptions, String> {
+        let database_url = config
+            .database_url()
+            .ok_or("--database-url (or FOLLOWGRAPH_DATABASE_URL or DATABASE_URL) is required")?;
+        if let Some(name) = &config.name {
+            if !is_valid_snapshot_name(name) {
+                return Err(format!(
+                    "--name {name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
+                ));
+            }
+        }
+        let mut queries = BTreeMap::new();
+        for q in &config.queries {
+            let (table, file) = q
+                .split_once('=')
+                .ok_or_else(|| format!("--query {q:?} is not TABLE=FILE.sql"))?;
+            let table = TABLE_NAMES
+                .iter()
+                .copied()
+                .find(|t| *t == table)
+                .ok_or_else(|| {
+                    format!(
+                        "--query {q:?}: unknown table `{table}` (one of {})",
+                        TABLE_NAMES.join(", ")
+                    )
+                })?;
+            let sql = std::fs::read_to_string(file)
+                .map_err(|e| format!("--query {table}: cannot read {file}: {e}"))?;
+            if overrides::statement(&sql).is_empty() {
+                return Err(format!("--query {table}: {file} holds no SELECT"));
+            }
+            if queries.insert(table, (PathBuf::from(file), sql)).is_some() {
+                return Err(format!("--query {table} is given twice"));
+            }
+        }
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot find this program to verify the export: {e}"))?;
+        Ok(ExportOptions {
+            database_url,
+            out: config.out.clone(),
+            name: config.name.clone(),
+            keep: config.keep,
+            queries,
+            statement_timeout_secs: config.statement_timeout,
+            verify: Verify::Command(exe),
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Skipped rows
+
+/// Rows skipped per (source, reason), with the first few source keys.
+#[derive(Debug, Default, Clone)]
+pub struct Skips {
+    entries: BTreeMap<(&'static str, &'static str), SkipEntry>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SkipEntry {
+    pub table: &'static str,
+    pub reason: &'static str,
+    pub count: u64,
+    pub examples: Vec<String>,
+}
+
+/// Source keys shown per reason.
+const EXAMPLES: usize = 3;
+
+impl Skips {
+    pub fn add(&mut self, table: &'static str, reason: &'static str, key: impl FnOnce() -> String) {
+        let entry = self
+            .entries
+            .entry((table, reason))
+            .or_insert_with(|| SkipEntry {
+                table,
+                reason,
+                count: 0,
+                examples: Vec::new(),
+            });
+        entry.count += 1;
+        if entry.examples.len() < EXAMPLES {
+            entry.examples.push(key());
+        }
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = &SkipEntry> {
+        self.entries.values()
+    }
+
+    pub fn total(&self) -> u64 {
+        self.entries.values().map(|e| e.count).sum()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Summary
+
+/// What one published export did: printed on standard error and written
+/// as `export.json` beside the manifest.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub name: String,
+    pub path: PathBuf,
+    pub created_at_ms: i64,
+    pub rows: BTreeMap<&'static str, u64>,
+    pub skips: Skips,
+    pub bytes_written: u64,
+    pub phases: Vec<(String, f64)>,
+    /// Peak resident bytes of this process and of the verification load.
+    pub peak_rss: Option<u64>,
+    pub verify_peak_rss: Option<u64>,
+    pub notes: Vec<String>,
+}
+
+/// `VmHWM` of this process (Linux), in bytes.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+impl Summary {
+    pub fn to_json(&self) -> serde_json::Value {
+        let rows: serde_json::Map<String, serde_json::Value> = TABLE_NAMES
+            .iter()
+            .map(|t| (t.to_string(), self.rows.get(t).copied().unwrap_or(0).into()))
+            .collect();
+        let skipped: Vec<serde_json::Value> = self
+            .skips
+            .entries()
+            .map(|e| {
+                serde_json::json!({
+                    "source": e.table, "reason": e.reason, "count": e.count,
+                    "examples": e.examples,
+                })
+            })
+            .collect();
+        let seconds: serde_json::Map<String, serde_json::Value> = self
+            .phases
+            .iter()
+            .map(|(p, s)| (p.clone(), ((s * 1000.0).round() / 1000.0).into()))
+            .collect();
+        serde_json::json!({
+            "name": self.name,
+            "path": self.path.display().to_string(),
+            "created_at": crate::time::format_iso_ms(self.created_at_ms),
+            "rows": rows,
+            "skipped": skipped,
+            "bytes_written": self.bytes_written,
+            "seconds": seconds,
+            "peak_rss_bytes": {"export": self.peak_rss, "verify": self.verify_peak_rss},
+            "notes": self.notes,
+        })
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = format!(
+            "export: published {} (created_at {})\n",
+            self.path.display(),
+            crate::time::format_iso_ms(self.created_at_ms)
+        );
+        let rows: Vec<String> = TABLE_NAMES
+            .iter()
+            .map(|t| format!("{t} {}", self.rows.get(t).copied().unwrap_or(0)))
+            .collect();
+        out.push_str(&format!("  rows: {}\n", rows.join(", ")));
+        out.push_str(&format!("  skipped: {} rows\n", self.skips.total()));
+        for e in self.skips.entries() {
+            out.push_str(&format!(
+                "    {}: {}: {} (first: {})\n",
+                e.table,
+                e.reason,
+                e.count,
+                e.examples.join("; ")
+            ));
+        }
+        out.push_str(&format!("  bytes written: {}\n", self.bytes_written));
+        let phases: Vec<String> = self
+            .phases
+            .iter()
+            .map(|(p, s)| format!("{p} {s:.2}"))
+            .collect();
+        out.push_str(&format!("  seconds: {}\n", phases.join(", ")));
+        let mib = |b: Option<u64>| {
+            b.map_or("?".to_owned(), |b| {
+                format!("{:.0} MiB", b as f64 / 1048576.0)
+            })
+        };
+        out.push_str(&format!(
+            "  peak RSS: export {}, verification load {}\n",
+            mib(self.peak_rss),
+            mib(self.verify_peak_rss)
+        ));
+        for note in &self.notes {
+            out.push_str(&format!("  note: {note}\n"));
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The command
+
+/// `followgraph export`: once, or every `--every` seconds until SIGTERM.
+pub fn run(config: &ExportConfig) -> Result<(), String> {
+    let options = ExportOptions::from_config(config)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async {
+        if config.every == 0 {
+            let summary = export_once(&options).await?;
+            eprint!("{}", summary.render());
+            return Ok(());
+        }
+        let every = Duration::from_secs(config.every);
+        let stop = shutdown_signal()?;
+        tokio::pin!(stop);
+        loop {
+            tokio::select! {
+                result = export_once(&options) => match result {
+                    Ok(summary) => eprint!("{}", summary.render()),
+                    Err(e) => eprintln!("export: round failed, {} stays current: {e}",
+                        current_name(&options.out).unwrap_or_else(|| "nothing".into())),
+                },
+                _ = &mut stop => return Ok(()),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = &mut stop => return Ok(()),
+            }
+        }
+    })
+}
+
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term =
+        signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
+    let mut int =
+        signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        eprintln!("export: stopping");
+    })
+}
+
+fn current_name(root: &Path) -> Option<String> {
+    std::fs::read_to_string(root.join("CURRENT"))
+        .ok()
+        .map(|s| s.trim().to_owned())
+}
+
+/// Removes the temporary snapshot directory unless the round published it.
+struct TmpDir {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// `snap-<UTC yyyymmddThhmmssZ>` of `ms`.
+pub fn default_name(ms: i64) -> String {
+    let iso = crate::time::format_iso_ms(ms); // 2026-11-20T12:00:00.000Z
+    let compact: String = iso[..19]
+        .chars()
+        .filter(|c| *c != '-' && *c != ':')
+        .collect();
+    format!("snap-{compact}Z")
+}
+
+/// One export round; publishes and returns the summary, or publishes
+/// nothing and says why.
+pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
+    let started = Instant::now();
+    let root = &opts.out;
+    std::fs::create_dir_all(root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
+    let _lock = lock_root(root)?;
+    remove_stale_tmp_dirs(root);
+    let mut phases: Vec<(String, f64)> = Vec::new();
+    let mut phase = Instant::now();
+    let mut lap = |name: &str, phases: &mut Vec<(String, f64)>| {
+        phases.push((name.to_owned(), phase.elapsed().as_secs_f64()));
+        phase = Instant::now();
+    };
+
+    let client = crate::pg::connect(&opts.database_url, "followgraph-export").await?;
+    let begin = format!(
+        "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; \
+         SET LOCAL statement_timeout = {}; SET LOCAL work_mem = '64MB'",
+        opts.statement_timeout_secs
+            .saturating_mul(1000)
+            .min(i32::MAX as u64)
+    );
+    client.batch_execute(&begin).await.map_err(|e| {
+        format!(
+            "cannot start the export transaction: {}",
+            crate::pg::describe(&e)
+        )
+    })?;
+    // The first statement fixes the transaction's snapshot, and now() is
+    // the transaction's start: the snapshot's instant.
+    let created_at_ms: i64 = client
+        .query_one("SELECT floor(extract(epoch FROM now()) * 1000)::int8", &[])
+        .await
+        .map_err(|e| {
+            format!(
+                "cannot read the transaction time: {}",
+                crate::pg::describe(&e)
+            )
+        })?
+        .get(0);
+    lap("connect", &mut phases);
+
+    let name = choose_name(root, opts.name.as_deref(), created_at_ms)?;
+    let tmp = TmpDir {
+        path: root.join(format!(".tmp-{name}")),
+        keep: false,
+    };
+    std::fs::create_dir(&tmp.path)
+        .map_err(|e| format!("cannot create {}: {e}", tmp.path.display()))?;
+
+    let mut skips = Skips::default();
+    let mut notes = Vec::new();
+    let mut written: BTreeMap<&'static str, crate::snapshot::WrittenTable> = BTreeMap::new();
+    let query = |t: &str| opts.queries.get(t).map(|(_, sql)| sql.as_str());
+    let needs_index = ["list_records", "list_record_tags", "list_ops"]
+        .iter()
+        .any(|t| query(t).is_none());
+
+    // lists first: the storage-location index maps every other table.
+    let mut sink = TableSink::start(&tmp.path, "lists")?;
+    let index = match query("lists") {
+        Some(sql) => {
+            overrides::export(&client, "lists", sql, &mut sink, &mut skips).await?;
+            if needs_index {
+                source::lists(&client, None, &mut skips).await?
+            } else {
+                source::ListIndex::default()
+            }
+        }
+        None => source::lists(&client, Some(&mut sink), &mut skips).await?,
+    };
+    written.insert("lists", sink.finish()?);
+    lap("lists", &mut phases);
+
+    for table in &TABLE_NAMES[1..] {
+        let table: &'static str = table;
+        let mut sink = TableSink::start(&tmp.path, table)?;
+        match (query(table), table) {
+            (Some(sql), _) => overrides::export(&client, table, sql, &mut sink, &mut skips).await?,
+            (None, "primary_lists") => {
+                source::primary_lists(&client, &mut sink, &mut skips).await?
+            }
+            (None, "list_records") => {
+                source::list_records(&client, &index, &mut sink, &mut skips).await?
+            }
+            (None, "list_record_tags") => {
+                source::list_record_tags(&client, &index, &mut sink, &mut skips).await?
+            }
+            (None, "list_ops") => source::list_ops(&client, &index, &mut sink, &mut skips).await?,
+            (None, "ens") => source::ens(&client, &mut sink, &mut skips).await?,
+            (None, _) => {} // badges: written empty, noted below
+        }
+        written.insert(table, sink.finish()?);
+        lap(table, &mut phases);
+    }
+    drop(index);
+    if query("badge_events").is_none() || query("badges").is_none() {
+        notes.push(
+            "the indexer holds no badges: badge_events and badges were written empty where no \
+             --query gave them (e.g. --query badge_events=FILE.sql --query badges=FILE.sql)"
+                .to_owned(),
+        );
+    }
+    // Read-only: ending it releases the database snapshot before the
+    // (database-free) verification.
+    client.batch_execute("COMMIT").await.map_err(|e| {
+        format!(
+            "cannot end the export transaction: {}",
+            crate::pg::describe(&e)
+        )
+    })?;
+    drop(client);
+
+    write_manifest(&tmp.path, created_at_ms, &written)?;
+    lap("manifest", &mut phases);
+    let verify_peak_rss = verify(&opts.verify, &tmp.path)?;
+    lap("verify", &mut phases);
+
+    let path = root.join(&name);
+    let mut summary = Summary {
+        name: name.clone(),
+        path: path.clone(),
+        created_at_ms,
+        rows: written.iter().map(|(t, w)| (*t, w.rows)).collect(),
+        skips,
+        bytes_written: written.values().map(|w| w.bytes).sum(),
+        phases,
+        peak_rss: peak_rss_bytes(),
+        verify_peak_rss,
+        notes,
+    };
+    let mut report = summary.clone();
+    report
+        .phases
+        .push(("total".to_owned(), started.elapsed().as_secs_f64()));
+    let json = serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
+    write_file_synced(&tmp.path.join("export.json"), json.as_bytes())?;
+    sync_dir(&tmp.path).map_err(|e| format!("cannot sync {}: {e}", tmp.path.display()))?;
+
+    let publishing = Instant::now();
+    let mut tmp = tmp;
+    std::fs::rename(&tmp.path, &path).map_err(|e| {
+        format!(
+            "cannot rename {} to {}: {e}",
+            tmp.path.display(),
+            path.display()
+        )
+    })?;
+    tmp.keep = true;
+    publish(root, &name).map_err(|e| format!("cannot replace {}/CURRENT: {e}", root.display()))?;
+    if let Err(e) = apply_retention(root, &name, opts.keep) {
+        summary.notes.push(format!("--keep: {e}"));
+    }
+    summary
+        .phases
+        .push(("publish".to_owned(), publishing.elapsed().as_secs_f64()));
+    summary
+        .phases
+        .push(("total".to_owned(), started.elapsed().as_secs_f64()));
+    Ok(summary)
+}
+
+/// An exclusive lock on `ROOT/.export.lock` for the whole round: two
+/// exporters on one root would otherwise race on `CURRENT` and retention.
+fn lock_root(root: &Path) -> Result<std::fs::File, String> {
+    let path = root.join(".export.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "another export holds {} (one exporter per snapshot root)",
+            path.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
+    }
+}
+
+/// `.tmp-*` directories left by an export that was killed (the lock says
+/// no other export is running).
+fn remove_stale_tmp_dirs(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+            tracing::info!(
+                "removing {}, left by an interrupted export",
+                entry.path().display()
+            );
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+fn choose_name(root: &Path, given: Option<&str>, created_at_ms: i64) -> Result<String, String> {
+    if let Some(name) = given {
+        if root.join(name).exists() {
+            return Err(format!(
+                "{} already exists (a published snapshot is never replaced)",
+                root.join(name).display()
+            ));
+        }
+        return Ok(name.to_owned());
+    }
+    let base = default_name(created_at_ms);
+    let mut name = base.clone();
+    let mut n = 1;
+    // Two exports within one second: later names still sort later.
+    while root.join(&name).exists() {
+        n += 1;
+        name = format!("{base}-{n}");
+    }
+    Ok(name)
+}
+
+fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn write_manifest(
+    dir: &Path,
+    created_at_ms: i64,
+    written: &BTreeMap<&'static str, crate::snapshot::WrittenTable>,
+) -> Result<(), String> {
+    let manifest = Manifest {
+        format: FORMAT_V1.to_owned(),
+        created_at: crate::time::format_iso_ms(created_at_ms),
+        tables: written
+            .iter()
+            .map(|(t, w)| {
+                (
+                    t.to_string(),
+                    TableEntry {
+                        file: format!("{t}.parquet"),
+                        rows: w.rows,
+                        sha256: w.sha256.clone(),
+                    },
+                )
+            })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&manifest).expect("manifest serialises");
+    text.push('\n');
+    write_file_synced(&dir.join("manifest.json"), text.as_bytes())
+}
+
+/// Loads the exported directory as the server would; `Err` is the reason
+/// the server would reject it. Returns the load's peak RSS when known.
+fn verify(how: &Verify, dir: &Path) -> Result<Option<u64>, String> {
+    let rejected = |reason: &str| format!("the server's loader rejects the export: {reason}");
+    match how {
+        Verify::InProcess => {
+            let loaded = crate::snapshot::load(dir).map_err(|e| rejected(&e.to_string()))?;
+            crate::graph::Graph::build(loaded).map_err(|e| rejected(&e.to_string()))?;
+            Ok(None)
+        }
+        Verify::Command(exe) => {
+            let out = std::process::Command::new(exe)
+                .arg("check")
+                .arg(dir)
+                .env("RUST_LOG", "warn")
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| format!("cannot run {} check: {e}", exe.display()))?;
+            if out.status.success() {
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                return Ok(stdout
+                    .split_whitespace()
+                    .find_map(|w| w.strip_prefix("peak_rss_bytes="))
+                    .and_then(|n| n.parse().ok()));
+            }
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let reason = stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no reason given")
+                .trim_start_matches("followgraph: ");
+            Err(rejected(reason))
+        }
+    }
+}
+
+/// Keeps the `keep` newest snapshots (by manifest `created_at`, then name)
+/// and always the one `CURRENT` names; deletes the other snapshot
+/// directories (those holding a `manifest.json`) of the root.
+fn apply_retention(root: &Path, current: &str, keep: usize) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(root).map_err(|e| format!("cannot list {}: {e}", root.display()))?;
+    let mut snapshots: Vec<(i64, String)> = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let manifest = entry.path().join("manifest.json");
+        if !is_valid_snapshot_name(&name) || name.starts_with('.') || !manifest.is_file() {
+            continue;
+        }
+        let created = std::fs::read(&manifest)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
+            .and_then(|m| crate::time::parse_iso_ms(&m.created_at))
+            .unwrap_or(i64::MIN);
+        snapshots.push((created, name));
+    }
+    snapshots.sort_unstable_by(|a, b| b.cmp(a));
+    let mut failures = Vec::new();
+    for (_, name) in snapshots.iter().skip(keep) {
+        if name == current {
+            continue;
+        }
+        if let Err(e) = std::fs::remove_dir_all(root.join(name)) {
+            failures.push(format!("cannot delete {name}: {e}"));
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names_sort_by_time() {
+        assert_eq!(default_name(1_795_176_000_000), "snap-20261120T120000Z");
+        assert!(default_name(1_795_176_001_000) > default_name(1_795_176_000_999));
+        assert!(format!("{}-2", default_name(0)) > default_name(0));
+        assert!(format!("{}-2", default_name(0)) < default_name(1000));
+    }
+}

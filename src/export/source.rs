@@ -1,0 +1,726 @@
+//! The built-in queries: the indexer's tables, read in the export's one
+//! transaction, mapped to snapshot rows by EXPORT.md's rules. Joins on a
+//! list's storage location happen here, in hash maps, rather than in SQL:
+//! BYTEA columns may hold raw bytes or their `0x` hex text, and decoding
+//! each value once on this side matches both without casting every row in
+//! the database.
+
+use std::collections::HashSet;
+
+use tokio_postgres::Client;
+
+use super::copy::{copy_out, int8, text, timestamp_ms, Tuple};
+use super::sink::TableSink;
+use super::Skips;
+use crate::graph::FastMap;
+use crate::snapshot::{
+    fold_case, is_json_object, parse_address, push_hex, Address, EnsRow, ListRow, Op, OpRow,
+    PrimaryListRow, RecordRow, TagRow,
+};
+
+/// A list storage location: (chain id, contract, slot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Lsl {
+    pub chain_id: i64,
+    pub contract: Address,
+    pub slot: [u8; 32],
+}
+
+/// Storage location -> the exported lists stored there (almost always one).
+#[derive(Default)]
+pub struct ListIndex {
+    one: FastMap<Lsl, u64>,
+    more: FastMap<Lsl, Vec<u64>>,
+}
+
+impl ListIndex {
+    fn insert(&mut self, lsl: Lsl, token_id: u64) {
+        match self.one.entry(lsl) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(token_id);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.more.entry(lsl).or_default().push(token_id)
+            }
+        }
+    }
+
+    /// The lists at `lsl`, ascending by token id.
+    fn tokens(&self, lsl: &Lsl, out: &mut Vec<u64>) {
+        out.clear();
+        if let Some(&t) = self.one.get(lsl) {
+            out.push(t);
+            if let Some(rest) = self.more.get(lsl) {
+                out.extend_from_slice(rest);
+                out.sort_unstable();
+            }
+        }
+    }
+}
+
+/// A BYTEA of `N` bytes, stored raw or as the ASCII text `0x` + 2N hex
+/// digits (the two encodings deployments use); `None` for anything else.
+pub fn fixed_bytes<const N: usize>(v: &[u8]) -> Option<[u8; N]> {
+    if v.len() == N {
+        return v.try_into().ok();
+    }
+    if v.len() == 2 + 2 * N && (v.starts_with(b"0x") || v.starts_with(b"0X")) {
+        let mut out = [0u8; N];
+        decode_hex_into(&v[2..], &mut out)?;
+        return Some(out);
+    }
+    None
+}
+
+/// `0x` + even-length hex text (either case) -> bytes.
+pub fn hex_text(v: &str) -> Option<Vec<u8>> {
+    let hex = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X"))?;
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let mut out = vec![0u8; hex.len() / 2];
+    decode_hex_into(hex.as_bytes(), &mut out)?;
+    Some(out)
+}
+
+fn decode_hex_into(hex: &[u8], out: &mut [u8]) -> Option<()> {
+    fn val(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            b'A'..=b'F' => Some(c - b'A' + 10),
+            _ => None,
+        }
+    }
+    for (o, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
+        *o = (val(pair[0])? << 4) | val(pair[1])?;
+    }
+    Some(())
+}
+
+/// An address column: `0x` + 40 hex digits, any case.
+fn address(v: Option<&str>) -> Option<Address> {
+    v.and_then(parse_address)
+}
+
+fn hex0x(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 + bytes.len() * 2);
+    s.push_str("0x");
+    push_hex(&mut s, bytes);
+    s
+}
+
+/// How a row's bytes show in the summary's examples: hex for BYTEA.
+fn show_bytes(v: Option<&[u8]>) -> String {
+    match v {
+        None => "NULL".to_owned(),
+        Some(b) => hex0x(b),
+    }
+}
+
+fn show_int(v: Option<&[u8]>) -> String {
+    match int8(v, "") {
+        Ok(Some(n)) => n.to_string(),
+        _ => "NULL".to_owned(),
+    }
+}
+
+fn show_text(v: Option<&[u8]>) -> String {
+    match v {
+        None => "NULL".to_owned(),
+        Some(b) => format!("{:?}", String::from_utf8_lossy(b)),
+    }
+}
+
+const ZERO: Address = [0; 20];
+
+/// Reads the storage location in columns `chain`, `contract`, `slot`.
+fn lsl_at(t: &Tuple<'_>, chain: usize, contract: usize, slot: usize) -> Option<Lsl> {
+    let chain_id = int8(t.get(chain), "chain_id").ok()??;
+    let contract = address(std::str::from_utf8(t.get(contract)?).ok())?;
+    let slot = fixed_bytes::<32>(t.get(slot)?)?;
+    Some(Lsl {
+        chain_id,
+        contract,
+        slot,
+    })
+}
+
+/// Errors of the built-in queries name the source table.
+fn in_table(table: &str) -> impl Fn(String) -> String + '_ {
+    move |e| format!("{table}: {e}")
+}
+
+// ---------------------------------------------------------------------------
+// lists
+
+/// `user` and `manager` from list metadata, per storage location.
+#[derive(Default, Clone, Copy)]
+struct ListRoles {
+    user: Option<Address>,
+    manager: Option<Address>,
+}
+
+async fn list_roles(client: &Client, skips: &mut Skips) -> Result<FastMap<Lsl, ListRoles>, String> {
+    const TABLE: &str = "efp_list_metadata";
+    let mut roles: FastMap<Lsl, ListRoles> = FastMap::default();
+    let query = "SELECT chain_id, contract_address::text, slot, \"key\"::text, value \
+                 FROM efp_list_metadata WHERE \"key\" IN ('user', 'manager')";
+    copy_out(client, query, |t| {
+        let key = || {
+            format!(
+                "(chain_id, contract_address, slot, key) = ({}, {}, {}, {})",
+                show_int(t.get(0)),
+                show_text(t.get(1)),
+                show_bytes(t.get(2)),
+                show_text(t.get(3)),
+            )
+        };
+        let Some(lsl) = lsl_at(t, 0, 1, 2) else {
+            skips.add(
+                TABLE,
+                "storage location is not (chain, 20-byte contract, 32-byte slot)",
+                key,
+            );
+            return Ok(());
+        };
+        let value = text(t.get(4), "value")?.and_then(hex_text);
+        let Some(addr) = value.and_then(|v| <[u8; 20]>::try_from(v.as_slice()).ok()) else {
+            skips.add(TABLE, "value is not a 20-byte address", key);
+            return Ok(());
+        };
+        let entry = roles.entry(lsl).or_default();
+        if t.get(3) == Some(b"user".as_slice()) {
+            entry.user = Some(addr);
+        } else {
+            entry.manager = Some(addr);
+        }
+        Ok(())
+    })
+    .await
+    .map_err(in_table(TABLE))?;
+    Ok(roles)
+}
+
+/// Exports `lists` (unless `sink` is `None`: an override writes them) and
+/// returns the storage-location index of the exported lists.
+pub async fn lists(
+    client: &Client,
+    mut sink: Option<&mut TableSink>,
+    skips: &mut Skips,
+) -> Result<ListIndex, String> {
+    const TABLE: &str = "efp_lists";
+    let roles = if sink.is_some() {
+        list_roles(client, skips).await?
+    } else {
+        FastMap::default()
+    };
+    let mut index = ListIndex::default();
+    let mut last_token: Option<i64> = None;
+    let query = "SELECT token_id, owner::text, manager::text, \"user\"::text, \
+                 list_storage_location_chain_id, \
+                 list_storage_location_contract_address::text, list_storage_location_slot, \
+                 nft_chain_id, nft_contract_address::text \
+                 FROM efp_lists ORDER BY token_id, nft_chain_id, nft_contract_address";
+    copy_out(client, query, |t| {
+        let token = int8(t.get(0), "token_id")?;
+        let key = || {
+            format!(
+                "(nft_chain_id, nft_contract_address, token_id) = ({}, {}, {})",
+                show_int(t.get(7)),
+                show_text(t.get(8)),
+                token.map_or("NULL".into(), |v| v.to_string()),
+            )
+        };
+        let Some(token) = token.filter(|&t| t > 0) else {
+            skips.add(TABLE, "token_id is not > 0", key);
+            return Ok(());
+        };
+        if last_token == Some(token) {
+            skips.add(
+                TABLE,
+                "token_id already exported for another NFT chain or contract",
+                key,
+            );
+            return Ok(());
+        }
+        last_token = Some(token);
+        let token_id = token as u64;
+        let lsl = lsl_at(t, 4, 5, 6);
+        if lsl.is_none() && (t.get(4).is_some() || t.get(5).is_some() || t.get(6).is_some()) {
+            skips.add(
+                TABLE,
+                "storage location is not (chain, 20-byte contract, 32-byte slot): list exported without records",
+                key,
+            );
+        }
+        if let Some(sink) = sink.as_deref_mut() {
+            let column = |i: usize| address(text(t.get(i), "address").ok().flatten());
+            let Some(owner) = column(1) else {
+                skips.add(TABLE, "owner is not a 20-byte address", key);
+                return Ok(());
+            };
+            let meta = lsl.and_then(|l| roles.get(&l).copied()).unwrap_or_default();
+            let nonzero = |a: Option<Address>| a.filter(|a| *a != ZERO);
+            let user = meta.user.or_else(|| nonzero(column(3))).unwrap_or(ZERO);
+            let manager = meta.manager.or_else(|| nonzero(column(2))).unwrap_or(ZERO);
+            sink.chunk.lists.push(ListRow {
+                token_id,
+                user,
+                owner,
+                manager,
+            });
+            sink.pushed()?;
+        }
+        if let Some(lsl) = lsl {
+            index.insert(lsl, token_id);
+        }
+        Ok(())
+    })
+    .await
+    .map_err(in_table(TABLE))?;
+    Ok(index)
+}
+
+// ---------------------------------------------------------------------------
+// primary_lists
+
+/// `0x` + 64 hex digits of a uint256 in 1..2^63-1.
+fn primary_list_value(v: &str) -> Option<u64> {
+    let hex = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X"))?;
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    if !hex[..48].bytes().all(|b| b == b'0') {
+        return None;
+    }
+    let n = u64::from_str_radix(&hex[48..], 16).ok()?;
+    (1..=i64::MAX as u64).contains(&n).then_some(n)
+}
+
+pub async fn primary_lists(
+    client: &Client,
+    sink: &mut TableSink,
+    skips: &mut Skips,
+) -> Result<(), String> {
+    const TABLE: &str = "efp_account_metadata";
+    // Newest first within each address: the first valid row wins.
+    let query = "SELECT address::text, value, chain_id, contract_address::text \
+                 FROM efp_account_metadata WHERE \"key\" = 'primary-list' \
+                 ORDER BY lower(address), updated_at DESC, chain_id, contract_address";
+    let mut current: Option<Vec<u8>> = None;
+    let mut done = false;
+    copy_out(client, query, |t| {
+        let raw = t.get(0).unwrap_or_default();
+        if current.as_deref() != Some(&raw.to_ascii_lowercase()) {
+            current = Some(raw.to_ascii_lowercase());
+            done = false;
+        }
+        let key = || {
+            format!(
+                "(chain_id, contract_address, address) = ({}, {}, {})",
+                show_int(t.get(2)),
+                show_text(t.get(3)),
+                show_text(t.get(0)),
+            )
+        };
+        if done {
+            return Ok(());
+        }
+        let Some(addr) = address(text(t.get(0), "address")?) else {
+            skips.add(TABLE, "address is not 20 bytes", key);
+            return Ok(());
+        };
+        let Some(token_id) = text(t.get(1), "value")?.and_then(primary_list_value) else {
+            skips.add(
+                TABLE,
+                "primary-list value is not 0x + 64 hex digits of an id in 1..2^63-1",
+                key,
+            );
+            return Ok(());
+        };
+        done = true;
+        sink.chunk.primary_lists.push(PrimaryListRow {
+            address: addr,
+            token_id,
+        });
+        sink.pushed()
+    })
+    .await
+    .map_err(in_table(TABLE))?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// list_records and list_record_tags
+
+const NO_LIST: &str = "no exported list at its storage location";
+
+pub async fn list_records(
+    client: &Client,
+    index: &ListIndex,
+    sink: &mut TableSink,
+    skips: &mut Skips,
+) -> Result<(), String> {
+    const TABLE: &str = "efp_list_records";
+    let query = "SELECT chain_id, contract_address::text, slot, record_data, updated_at, record \
+                 FROM efp_list_records WHERE record_version = 1 AND record_type = 1";
+    let mut tokens = Vec::with_capacity(2);
+    copy_out(client, query, |t| {
+        let key = || {
+            format!(
+                "(chain_id, contract_address, slot, record) = ({}, {}, {}, {})",
+                show_int(t.get(0)),
+                show_text(t.get(1)),
+                show_bytes(t.get(2)),
+                show_bytes(t.get(5)),
+            )
+        };
+        match lsl_at(t, 0, 1, 2) {
+            Some(lsl) => index.tokens(&lsl, &mut tokens),
+            None => tokens.clear(),
+        }
+        if tokens.is_empty() {
+            skips.add(TABLE, NO_LIST, key);
+            return Ok(());
+        }
+        let Some(target) = t.get(3).and_then(fixed_bytes::<20>) else {
+            skips.add(TABLE, "record_data is not a 20-byte address", key);
+            return Ok(());
+        };
+        let Some(updated_at) = timestamp_ms(t.get(4), "updated_at")? else {
+            skips.add(TABLE, "updated_at is NULL", key);
+            return Ok(());
+        };
+        for &token_id in &tokens {
+            sink.chunk.list_records.push(RecordRow {
+                token_id,
+                address: target,
+                updated_at,
+            });
+            sink.pushed()?;
+        }
+        Ok(())
+    })
+    .await
+    .map_err(in_table(TABLE))?;
+    Ok(())
+}
+
+const MAX_TAG_BYTES: usize = 255;
+
+pub async fn list_record_tags(
+    client: &Client,
+    index: &ListIndex,
+    sink: &mut TableSink,
+    skips: &mut Skips,
+) -> Result<(), String> {
+    const TABLE: &str = "efp_list_record_tags";
+    // textsend: the tag's bytes as stored, so a database whose encoding
+    // lets invalid UTF-8 in cannot break the stream.
+    let query = "SELECT chain_id, contract_address::text, slot, record, textsend(tag), updated_at \
+                 FROM efp_list_record_tags";
+    let mut tokens = Vec::with_capacity(2);
+    copy_out(client, query, |t| {
+        let key = || {
+            format!(
+                "(chain_id, contract_address, slot, record, tag) = ({}, {}, {}, {}, {})",
+                show_int(t.get(0)),
+                show_text(t.get(1)),
+                show_bytes(t.get(2)),
+                show_bytes(t.get(3)),
+                show_text(t.get(4)),
+            )
+        };
+        match lsl_at(t, 0, 1, 2) {
+            Some(lsl) => index.tokens(&lsl, &mut tokens),
+            None => tokens.clear(),
+        }
+        if tokens.is_empty() {
+            skips.add(TABLE, NO_LIST, key);
+            return Ok(());
+        }
+        let record = t.get(3).and_then(fixed_bytes::<22>);
+        let Some(record) = record.filter(|r| r[0] == 1 && r[1] == 1) else {
+            skips.add(
+                TABLE,
+                "record is not a version-1 type-1 record of a 20-byte address",
+                key,
+            );
+            return Ok(());
+        };
+        let Ok(tag) = std::str::from_utf8(t.get(4).unwrap_or_default()) else {
+            skips.add(TABLE, "tag is not UTF-8", key);
+            return Ok(());
+        };
+        if tag.is_empty() || tag.len() > MAX_TAG_BYTES {
+            skips.add(TABLE, "tag is empty or longer than 255 bytes", key);
+            return Ok(());
+        }
+        let Some(updated_at) = timestamp_ms(t.get(5), "updated_at")? else {
+            skips.add(TABLE, "updated_at is NULL", key);
+            return Ok(());
+        };
+        let target: Address = record[2..].try_into().expect("20 bytes");
+        for &token_id in &tokens {
+            sink.chunk.list_record_tags.push(TagRow {
+                token_id,
+                address: target,
+                tag: tag.to_owned(),
+                updated_at,
+            });
+            sink.pushed()?;
+        }
+        Ok(())
+    })
+    .await
+    .map_err(in_table(TABLE))?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// list_ops
+
+/// The skip reason for an op `Op::decode` rejects.
+fn op_skip_reason(bytes: &[u8], decode_error: &str) -> &'static str {
+    if bytes.first() != Some(&1) {
+        "op of another version"
+    } else if decode_error.contains("record version") {
+        "op on a record that is not version-1 type-1"
+    } else if decode_error.contains("unknown opcode") {
+        "op with an unknown opcode"
+    } else if decode_error.contains("UTF-8") {
+        "op tag is not UTF-8"
+    } else {
+        "op of the wrong length"
+    }
+}
+
+pub async fn list_ops(
+    client: &Client,
+    index: &ListIndex,
+    sink: &mut TableSink,
+    skips: &mut Skips,
+) -> Result<(), String> {
+    const TABLE: &str = "events";
+    let query = "SELECT chain_id, contract_address::text, event_args->>'slot', \
+                 event_args->>'op', created_at, block_number, transaction_index::text, \
+                 log_index::text \
+                 FROM events WHERE event_name = 'ListOp' \
+                 ORDER BY created_at, chain_id, block_number, transaction_index, log_index";
+    let mut tokens = Vec::with_capacity(2);
+    let mut seq = 0u64;
+    copy_out(client, query, |t| {
+        let key = || {
+            format!(
+                "(chain_id, block_number, transaction_index, log_index) = ({}, {}, {}, {})",
+                show_int(t.get(0)),
+                show_int(t.get(5)),
+                String::from_utf8_lossy(t.get(6).unwrap_or(b"NULL")),
+                String::from_utf8_lossy(t.get(7).unwrap_or(b"NULL")),
+            )
+        };
+        let slot = text(t.get(2), "slot")?
+            .and_then(hex_text)
+            .and_then(|s| <[u8; 32]>::try_from(s.as_slice()).ok());
+        let contract = address(text(t.get(1), "contract_address")?);
+        let chain_id = int8(t.get(0), "chain_id")?;
+        let (Some(slot), Some(contract), Some(chain_id)) = (slot, contract, chain_id) else {
+            skips.add(TABLE, "ListOp slot is not 0x + 64 hex digits", key);
+            return Ok(());
+        };
+        index.tokens(
+            &Lsl {
+                chain_id,
+                contract,
+                slot,
+            },
+            &mut tokens,
+        );
+        if tokens.is_empty() {
+            skips.add(TABLE, NO_LIST, key);
+            return Ok(());
+        }
+        let Some(bytes) = text(t.get(3), "op")?.and_then(hex_text) else {
+            skips.add(TABLE, "ListOp op is not 0x + hex", key);
+            return Ok(());
+        };
+        let op = match Op::decode(&bytes) {
+            Ok(op) => op,
+            Err(e) => {
+                skips.add(TABLE, op_skip_reason(&bytes, &e), key);
+                return Ok(());
+            }
+        };
+        let Some(updated_at) = timestamp_ms(t.get(4), "created_at")? else {
+            skips.add(TABLE, "created_at is NULL", key);
+            return Ok(());
+        };
+        for &token_id in &tokens {
+            seq += 1;
+            sink.chunk.list_ops.push(OpRow {
+                token_id,
+                seq,
+                op: op.clone(),
+                updated_at,
+            });
+            sink.pushed()?;
+        }
+        Ok(())
+    })
+    .await
+    .map_err(in_table(TABLE))?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// ens
+
+pub async fn ens(client: &Client, sink: &mut TableSink, skips: &mut Skips) -> Result<(), String> {
+    const TABLE: &str = "ens_metadata";
+    // Newest (greatest `fresh`) first: a name taken case-insensitively by
+    // several addresses stays with the newest row.
+    let query = "SELECT address::text, name, avatar, display, records::text, \
+                 records->>'header', fresh, resolver::text, errors \
+                 FROM ens_metadata ORDER BY fresh DESC NULLS LAST, address";
+    let mut names: HashSet<String> = HashSet::new();
+    let mut addresses: HashSet<Address> = HashSet::new();
+    copy_out(client, query, |t| {
+        let key = || format!("address = {}", show_text(t.get(0)));
+        let Some(addr) = address(text(t.get(0), "address")?) else {
+            skips.add(TABLE, "address is not 20 bytes", key);
+            return Ok(());
+        };
+        let name = text(t.get(1), "name")?.unwrap_or_default();
+        if name.is_empty() {
+            skips.add(TABLE, "empty name", key);
+            return Ok(());
+        }
+        if !addresses.insert(addr) {
+            skips.add(
+                TABLE,
+                "address already exported (differs only in case)",
+                key,
+            );
+            return Ok(());
+        }
+        let folded = fold_case(name);
+        if names.contains(folded.as_ref()) {
+            skips.add(
+                TABLE,
+                "name already held by a newer row (case-insensitively)",
+                key,
+            );
+            return Ok(());
+        }
+        names.insert(folded.into_owned());
+        let opt = |i: usize, c: &str| -> Result<Option<String>, String> {
+            Ok(text(t.get(i), c)?.map(str::to_owned))
+        };
+        let mut object = |i: usize, column: &str| -> Result<Option<String>, String> {
+            match text(t.get(i), column)? {
+                Some(v) if is_json_object(v) => Ok(Some(v.to_owned())),
+                Some(_) => {
+                    let reason = if column == "records" {
+                        "records is not a JSON object: exported as null"
+                    } else {
+                        "errors is not a JSON object: exported as null"
+                    };
+                    skips.add(TABLE, reason, key);
+                    Ok(None)
+                }
+                None => Ok(None),
+            }
+        };
+        let records = object(4, "records")?;
+        let errors = object(8, "errors")?;
+        sink.chunk.ens.push(EnsRow {
+            address: addr,
+            name: name.to_owned(),
+            avatar: opt(2, "avatar")?,
+            header: if records.is_some() {
+                opt(5, "header")?
+            } else {
+                None
+            },
+            display: opt(3, "display")?,
+            records,
+            chains: None,
+            fresh: int8(t.get(6), "fresh")?,
+            resolver: opt(7, "resolver")?,
+            errors,
+        });
+        sink.pushed()
+    })
+    .await
+    .map_err(in_table(TABLE))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytea_in_both_encodings() {
+        let raw = [0xabu8; 20];
+        assert_eq!(fixed_bytes::<20>(&raw), Some(raw));
+        let text = format!("0x{}", "ab".repeat(20));
+        assert_eq!(fixed_bytes::<20>(text.as_bytes()), Some(raw));
+        assert_eq!(fixed_bytes::<20>(text.to_uppercase().as_bytes()), Some(raw));
+        assert_eq!(
+            fixed_bytes::<20>(format!("0x{}", "AB".repeat(20)).as_bytes()),
+            Some(raw)
+        );
+        assert_eq!(fixed_bytes::<20>(&raw[..19]), None);
+        assert_eq!(
+            fixed_bytes::<20>(format!("0x{}", "zz".repeat(20)).as_bytes()),
+            None
+        );
+        assert_eq!(hex_text("0x0102"), Some(vec![1, 2]));
+        assert_eq!(hex_text("0x012"), None);
+        assert_eq!(hex_text("0102"), None);
+    }
+
+    #[test]
+    fn primary_list_values() {
+        let v = |n: &str| format!("0x{n:0>64}");
+        assert_eq!(primary_list_value(&v("1")), Some(1));
+        assert_eq!(
+            primary_list_value(&v("7fffffffffffffff")),
+            Some(i64::MAX as u64)
+        );
+        assert_eq!(primary_list_value(&v("8000000000000000")), None);
+        assert_eq!(primary_list_value(&v("0")), None);
+        assert_eq!(primary_list_value(&v("1").replace("0x", "")), None);
+        assert_eq!(primary_list_value("0x01"), None);
+        assert_eq!(primary_list_value(&format!("0x1{}", "0".repeat(63))), None);
+    }
+
+    #[test]
+    fn op_reasons() {
+        let op = |b: &[u8]| op_skip_reason(b, &Op::decode(b).unwrap_err());
+        let mut follow = vec![1, 1, 1, 1];
+        follow.extend_from_slice(&[7; 20]);
+        let mut v2 = follow.clone();
+        v2[0] = 2;
+        assert_eq!(op(&v2), "op of another version");
+        let mut unknown = follow.clone();
+        unknown[1] = 9;
+        assert_eq!(op(&unknown), "op with an unknown opcode");
+        let mut long = follow.clone();
+        long.push(b'x');
+        assert_eq!(op(&long), "op of the wrong length");
+        assert_eq!(op(&follow[..10]), "op of the wrong length");
+        let mut bad_tag = follow.clone();
+        bad_tag[1] = 3;
+        bad_tag.push(0xff);
+        assert_eq!(op(&bad_tag), "op tag is not UTF-8");
+        let mut other_record = follow.clone();
+        other_record[3] = 2;
+        assert_eq!(
+            op(&other_record),
+            "op on a record that is not version-1 type-1"
+        );
+    }
+}
