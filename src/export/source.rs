@@ -503,9 +503,12 @@ pub async fn list_ops(
     skips: &mut Skips,
 ) -> Result<(), String> {
     const TABLE: &str = "events";
+    // Output columns must not shadow the NUMERIC sort keys: ORDER BY a
+    // name prefers the output column, whose text order puts 10 before 9.
     let query = "SELECT chain_id, contract_address::text, event_args->>'slot', \
-                 event_args->>'op', created_at, block_number, transaction_index::text, \
-                 log_index::text \
+                 event_args->>'op', created_at, block_number, \
+                 transaction_index::text AS transaction_index_text, \
+                 log_index::text AS log_index_text \
                  FROM events WHERE event_name = 'ListOp' \
                  ORDER BY created_at, chain_id, block_number, transaction_index, log_index";
     let mut tokens = Vec::with_capacity(2);

@@ -46,7 +46,7 @@ pub fn format_address(addr: &Address) -> String {
     s
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ListRow {
     pub token_id: u64,
     pub user: Address,
@@ -54,21 +54,21 @@ pub struct ListRow {
     pub manager: Address,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PrimaryListRow {
     pub address: Address,
     pub token_id: u64,
 }
 
 /// `updated_at` fields everywhere are epoch milliseconds (UTC).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct RecordRow {
     pub token_id: u64,
     pub address: Address,
     pub updated_at: i64,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TagRow {
     pub token_id: u64,
     pub address: Address,
@@ -83,7 +83,7 @@ pub const OP_UNTAG: u8 = 4;
 
 /// A decoded list op. The raw bytes are exactly reproducible from it
 /// (`encode`), so the raw bytes need not be kept in memory.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Op {
     /// 1 follow, 2 un-follow, 3 tag, 4 un-tag.
     pub opcode: u8,
@@ -145,7 +145,7 @@ impl Op {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct OpRow {
     pub token_id: u64,
     pub seq: u64,
@@ -155,7 +155,7 @@ pub struct OpRow {
 
 /// `records`, `chains` and `errors` hold compact JSON object text with the
 /// stored key order (the reader validates and re-serialises them).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EnsRow {
     pub address: Address,
     pub name: String,
@@ -169,7 +169,7 @@ pub struct EnsRow {
     pub errors: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct BadgeEventRow {
     pub event_id: i64,
     pub position: i32,
@@ -186,7 +186,7 @@ pub struct BadgeEventRow {
     pub expiry_date: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct BadgeRow {
     pub address: Address,
     pub event_id: i64,

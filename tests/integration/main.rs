@@ -3,12 +3,14 @@
 //! answers against API.md byte for byte.
 
 mod fixtures;
+mod pg;
 mod support;
 
 mod badges;
 mod details;
 mod differential;
 mod errors;
+mod export;
 mod followers;
 mod hostile;
 mod leaderboard;

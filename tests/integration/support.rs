@@ -44,7 +44,7 @@ pub fn serve_args(snapshot: &Path) -> Vec<OsString> {
 
 /// The binary with `args` and `envs`, stdin closed, and none of this
 /// process's `FOLLOWGRAPH_*` variables (they would change its config).
-fn followgraph_command(args: &[OsString], envs: &[(&str, OsString)]) -> Command {
+pub fn followgraph_command(args: &[OsString], envs: &[(&str, OsString)]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_followgraph"));
     cmd.args(args).stdin(Stdio::null());
     for (key, _) in std::env::vars_os() {
