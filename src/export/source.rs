@@ -74,13 +74,48 @@ pub fn fixed_bytes<const N: usize>(v: &[u8]) -> Option<[u8; N]> {
 
 /// `0x` + even-length hex text (either case) -> bytes.
 pub fn hex_text(v: &str) -> Option<Vec<u8>> {
-    let hex = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X"))?;
+    let mut out = Vec::new();
+    hex_text_into(v.as_bytes(), &mut out)?;
+    Some(out)
+}
+
+/// [`hex_text`] into a reused buffer (no allocation per row).
+fn hex_text_into(v: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    let hex = v.strip_prefix(b"0x").or_else(|| v.strip_prefix(b"0X"))?;
     if hex.len() % 2 != 0 {
         return None;
     }
-    let mut out = vec![0u8; hex.len() / 2];
-    decode_hex_into(hex.as_bytes(), &mut out)?;
-    Some(out)
+    out.clear();
+    out.resize(hex.len() / 2, 0);
+    decode_hex_into(hex, out)
+}
+
+/// Exactly `0x` + 2N hex digits -> N bytes.
+fn hex_fixed<const N: usize>(v: &[u8]) -> Option<[u8; N]> {
+    if v.len() != 2 + 2 * N {
+        return None;
+    }
+    fixed_bytes::<N>(v)
+}
+
+/// The last contract address text and its parse: a table's rows almost
+/// all name one contract, so each is parsed once instead of per row.
+#[derive(Default)]
+struct ContractCache {
+    text: Vec<u8>,
+    parsed: Option<Address>,
+}
+
+impl ContractCache {
+    fn get(&mut self, text: Option<&[u8]>) -> Option<Address> {
+        let text = text?;
+        if text != self.text.as_slice() {
+            self.text.clear();
+            self.text.extend_from_slice(text);
+            self.parsed = std::str::from_utf8(text).ok().and_then(parse_address);
+        }
+        self.parsed
+    }
 }
 
 fn decode_hex_into(hex: &[u8], out: &mut [u8]) -> Option<()> {
@@ -135,9 +170,15 @@ fn show_text(v: Option<&[u8]>) -> String {
 const ZERO: Address = [0; 20];
 
 /// Reads the storage location in columns `chain`, `contract`, `slot`.
-fn lsl_at(t: &Tuple<'_>, chain: usize, contract: usize, slot: usize) -> Option<Lsl> {
+fn lsl_at(
+    t: &Tuple<'_>,
+    contracts: &mut ContractCache,
+    chain: usize,
+    contract: usize,
+    slot: usize,
+) -> Option<Lsl> {
     let chain_id = int8(t.get(chain), "chain_id").ok()??;
-    let contract = address(std::str::from_utf8(t.get(contract)?).ok())?;
+    let contract = contracts.get(t.get(contract))?;
     let slot = fixed_bytes::<32>(t.get(slot)?)?;
     Some(Lsl {
         chain_id,
@@ -166,6 +207,7 @@ async fn list_roles(client: &Client, skips: &mut Skips) -> Result<FastMap<Lsl, L
     let mut roles: FastMap<Lsl, ListRoles> = FastMap::default();
     let query = "SELECT chain_id, contract_address::text, slot, \"key\"::text, value \
                  FROM efp_list_metadata WHERE \"key\" IN ('user', 'manager')";
+    let mut contracts = ContractCache::default();
     copy_out(client, query, |t| {
         let key = || {
             format!(
@@ -176,7 +218,7 @@ async fn list_roles(client: &Client, skips: &mut Skips) -> Result<FastMap<Lsl, L
                 show_text(t.get(3)),
             )
         };
-        let Some(lsl) = lsl_at(t, 0, 1, 2) else {
+        let Some(lsl) = lsl_at(t, &mut contracts, 0, 1, 2) else {
             skips.add(
                 TABLE,
                 "storage location is not (chain, 20-byte contract, 32-byte slot)",
@@ -222,6 +264,7 @@ pub async fn lists(
                  list_storage_location_contract_address::text, list_storage_location_slot, \
                  nft_chain_id, nft_contract_address::text \
                  FROM efp_lists ORDER BY token_id, nft_chain_id, nft_contract_address";
+    let mut contracts = ContractCache::default();
     copy_out(client, query, |t| {
         let token = int8(t.get(0), "token_id")?;
         let key = || {
@@ -246,7 +289,7 @@ pub async fn lists(
         }
         last_token = Some(token);
         let token_id = token as u64;
-        let lsl = lsl_at(t, 4, 5, 6);
+        let lsl = lsl_at(t, &mut contracts, 4, 5, 6);
         if lsl.is_none() && (t.get(4).is_some() || t.get(5).is_some() || t.get(6).is_some()) {
             skips.add(
                 TABLE,
@@ -366,6 +409,7 @@ pub async fn list_records(
     let query = "SELECT chain_id, contract_address::text, slot, record_data, updated_at, record \
                  FROM efp_list_records WHERE record_version = 1 AND record_type = 1";
     let mut tokens = Vec::with_capacity(2);
+    let mut contracts = ContractCache::default();
     copy_out(client, query, |t| {
         let key = || {
             format!(
@@ -376,7 +420,7 @@ pub async fn list_records(
                 show_bytes(t.get(5)),
             )
         };
-        match lsl_at(t, 0, 1, 2) {
+        match lsl_at(t, &mut contracts, 0, 1, 2) {
             Some(lsl) => index.tokens(&lsl, &mut tokens),
             None => tokens.clear(),
         }
@@ -421,6 +465,7 @@ pub async fn list_record_tags(
     let query = "SELECT chain_id, contract_address::text, slot, record, textsend(tag), updated_at \
                  FROM efp_list_record_tags";
     let mut tokens = Vec::with_capacity(2);
+    let mut contracts = ContractCache::default();
     copy_out(client, query, |t| {
         let key = || {
             format!(
@@ -432,7 +477,7 @@ pub async fn list_record_tags(
                 show_text(t.get(4)),
             )
         };
-        match lsl_at(t, 0, 1, 2) {
+        match lsl_at(t, &mut contracts, 0, 1, 2) {
             Some(lsl) => index.tokens(&lsl, &mut tokens),
             None => tokens.clear(),
         }
@@ -513,6 +558,8 @@ pub async fn list_ops(
                  ORDER BY created_at, chain_id, block_number, transaction_index, log_index";
     let mut tokens = Vec::with_capacity(2);
     let mut seq = 0u64;
+    let mut contracts = ContractCache::default();
+    let mut bytes: Vec<u8> = Vec::with_capacity(64);
     copy_out(client, query, |t| {
         let key = || {
             format!(
@@ -523,10 +570,8 @@ pub async fn list_ops(
                 String::from_utf8_lossy(t.get(7).unwrap_or(b"NULL")),
             )
         };
-        let slot = text(t.get(2), "slot")?
-            .and_then(hex_text)
-            .and_then(|s| <[u8; 32]>::try_from(s.as_slice()).ok());
-        let contract = address(text(t.get(1), "contract_address")?);
+        let slot = t.get(2).and_then(hex_fixed::<32>);
+        let contract = contracts.get(t.get(1));
         let chain_id = int8(t.get(0), "chain_id")?;
         let (Some(slot), Some(contract), Some(chain_id)) = (slot, contract, chain_id) else {
             skips.add(TABLE, "ListOp slot is not 0x + 64 hex digits", key);
@@ -544,10 +589,13 @@ pub async fn list_ops(
             skips.add(TABLE, NO_LIST, key);
             return Ok(());
         }
-        let Some(bytes) = text(t.get(3), "op")?.and_then(hex_text) else {
+        if t.get(3)
+            .and_then(|v| hex_text_into(v, &mut bytes))
+            .is_none()
+        {
             skips.add(TABLE, "ListOp op is not 0x + hex", key);
             return Ok(());
-        };
+        }
         let op = match Op::decode(&bytes) {
             Ok(op) => op,
             Err(e) => {

@@ -720,7 +720,7 @@ fn slow_lists_query(dir: &Path, seconds: u32) -> PathBuf {
 }
 
 #[test]
-fn a_record_and_its_tag_committed_during_the_export_are_both_or_neither() {
+fn a_record_its_tag_and_op_committed_during_the_export_are_all_or_none() {
     let pg = Postgres::start();
     indexer(&pg);
     pg.execute(&fixture_sql(false));
@@ -746,6 +746,9 @@ fn a_record_and_its_tag_committed_during_the_export_are_both_or_neither() {
            decode('0101{E}', 'hex'), 1, 1, decode('{E}', 'hex'), now(), now()); \
          INSERT INTO efp_list_record_tags VALUES (8453, '{LR}', decode('{s1}', 'hex'), \
            decode('0101{E}', 'hex'), 'mute', now(), now()); \
+         INSERT INTO events (chain_id, block_number, transaction_index, log_index, \
+           contract_address, event_name, event_args, created_at) VALUES (8453, 900, 0, 0, \
+           '{LR}', 'ListOp', jsonb_build_object('slot', '0x{s1}', 'op', '0x01010101{E}'), now()); \
          COMMIT;",
         s1 = slot(1)
     ));
