@@ -43,10 +43,17 @@ fi
 
 echo "== export"
 rm -rf "$work/out"
+# The database's CPU: its exited backends' time accrues to the postmaster
+# (cutime + cstime, fields 16 and 17 of /proc/PID/stat).
+postmaster=$(head -1 "$work/data/postmaster.pid")
+pg_cpu() { awk -v hz="$(getconf CLK_TCK)" '{print ($16 + $17) / hz}' "/proc/$postmaster/stat"; }
+pg_before=$(pg_cpu)
 /usr/bin/time -f "export: %e s wall, peak RSS %M KiB (largest of the exporter and its verification child)" \
   "$bin" export --database-url "$url" --out "$work/out" --keep 1 \
   --query "badge_events=tests/indexer/queries/badge_events.sql" \
   --query "badges=tests/indexer/queries/badges.sql"
+sleep 1
+echo "database CPU during the export: $(awk -v a="$(pg_cpu)" -v b="$pg_before" 'BEGIN {printf "%.1f", a - b}') s (backends' user + system)"
 python3 - "$work/out" <<'PY'
 import json, sys, pathlib
 root = pathlib.Path(sys.argv[1])
@@ -57,4 +64,5 @@ read = sum(v for k, v in s.items() if k in j["rows"])
 print(f"rows {rows}, read+write {read:.1f} s -> {rows / read:,.0f} rows/s; total {s['total']:.1f} s")
 print("per table:", ", ".join(f"{t} {j['rows'][t]} rows {s[t]:.1f} s" for t in j["rows"]))
 print("peak RSS:", {k: f"{(v or 0) / 2**20:.0f} MiB" for k, v in j["peak_rss_bytes"].items()})
+print(f"exporter CPU {j['cpu_seconds']} s (user + system, its threads; not the database's, not the verification child's)")
 PY

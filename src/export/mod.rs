@@ -159,10 +159,25 @@ pub struct Summary {
     pub skips: Skips,
     pub bytes_written: u64,
     pub phases: Vec<(String, f64)>,
+    /// CPU seconds of this process (the database's and the verification
+    /// child's are not included).
+    pub cpu_seconds: Option<f64>,
     /// Peak resident bytes of this process and of the verification load.
     pub peak_rss: Option<u64>,
     pub verify_peak_rss: Option<u64>,
     pub notes: Vec<String>,
+}
+
+/// User + system CPU seconds of this process so far (Linux), threads
+/// included, children not.
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are
+    // the 14th and 15th fields of the whole line.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 /// `VmHWM` of this process (Linux), in bytes.
@@ -203,6 +218,7 @@ impl Summary {
             "bytes_written": self.bytes_written,
             "seconds": seconds,
             "peak_rss_bytes": {"export": self.peak_rss, "verify": self.verify_peak_rss},
+            "cpu_seconds": self.cpu_seconds.map(|s| (s * 100.0).round() / 100.0),
             "notes": self.notes,
         })
     }
@@ -241,9 +257,11 @@ impl Summary {
             })
         };
         out.push_str(&format!(
-            "  peak RSS: export {}, verification load {}\n",
+            "  peak RSS: export {}, verification load {}; export CPU {}\n",
             mib(self.peak_rss),
-            mib(self.verify_peak_rss)
+            mib(self.verify_peak_rss),
+            self.cpu_seconds
+                .map_or("?".to_owned(), |s| format!("{s:.1} s"))
         ));
         for note in &self.notes {
             out.push_str(&format!("  note: {note}\n"));
@@ -462,6 +480,7 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         skips,
         bytes_written: written.values().map(|w| w.bytes).sum(),
         phases,
+        cpu_seconds: cpu_seconds(),
         peak_rss: peak_rss_bytes(),
         verify_peak_rss,
         notes,
