@@ -45,6 +45,16 @@ impl ListIndex {
         }
     }
 
+    /// The lists at the storage location in columns 0..3 (chain id,
+    /// contract, slot) of `t`, into `out`; false when there are none.
+    fn tokens_at(&self, t: &Tuple<'_>, contracts: &mut ContractCache, out: &mut Vec<u64>) -> bool {
+        match lsl_at(t, contracts, 0, 1, 2) {
+            Some(lsl) => self.tokens(&lsl, out),
+            None => out.clear(),
+        }
+        !out.is_empty()
+    }
+
     /// The lists at `lsl`, ascending by token id.
     fn tokens(&self, lsl: &Lsl, out: &mut Vec<u64>) {
         out.clear();
@@ -420,11 +430,7 @@ pub async fn list_records(
                 show_bytes(t.get(5)),
             )
         };
-        match lsl_at(t, &mut contracts, 0, 1, 2) {
-            Some(lsl) => index.tokens(&lsl, &mut tokens),
-            None => tokens.clear(),
-        }
-        if tokens.is_empty() {
+        if !index.tokens_at(t, &mut contracts, &mut tokens) {
             skips.add(TABLE, NO_LIST, key);
             return Ok(());
         }
@@ -477,11 +483,7 @@ pub async fn list_record_tags(
                 show_text(t.get(4)),
             )
         };
-        match lsl_at(t, &mut contracts, 0, 1, 2) {
-            Some(lsl) => index.tokens(&lsl, &mut tokens),
-            None => tokens.clear(),
-        }
-        if tokens.is_empty() {
+        if !index.tokens_at(t, &mut contracts, &mut tokens) {
             skips.add(TABLE, NO_LIST, key);
             return Ok(());
         }

@@ -16,7 +16,7 @@ use followgraph::snapshot::{
 };
 
 use crate::pg::Postgres;
-use crate::support::{followgraph_command, run_to_exit};
+use crate::support::{followgraph_command, run_to_exit, Rng};
 
 const SCHEMA: &str = include_str!("../indexer/schema.sql");
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -1067,31 +1067,6 @@ fn a_missing_source_table_is_one_line_naming_it() {
 // ---------------------------------------------------------------------------
 // Round trip: generate -> database -> export -> serve
 
-/// A small deterministic PRNG (SplitMix64) for drawing requests.
-struct Draw(u64);
-
-impl Draw {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
-
 fn hex_address(addr: &Address) -> String {
     followgraph::snapshot::format_address(addr)
 }
@@ -1100,7 +1075,7 @@ fn hex_address(addr: &Address) -> String {
 /// from the generated tables (known and unknown accounts, names in any
 /// case, tags, every sort, opcode and interval, paging, bad values).
 fn draw_requests(t: &Tables, created_at_ms: i64, count: usize) -> Vec<String> {
-    let mut d = Draw(42);
+    let mut d = Rng(42);
     let mut accounts: Vec<String> = Vec::new();
     for l in t.lists.iter().step_by(3) {
         accounts.push(hex_address(&l.user));
@@ -1166,20 +1141,23 @@ fn draw_requests(t: &Tables, created_at_ms: i64, count: usize) -> Vec<String> {
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
         let mut q: Vec<String> = Vec::new();
-        let page = |d: &mut Draw, q: &mut Vec<String>| {
+        let page = |d: &mut Rng, q: &mut Vec<String>| {
             if d.chance(60) {
-                q.push(format!("limit={}", d.pick(&[0, 1, 3, 10, 50, 200])));
+                q.push(format!("limit={}", d.pick_item(&[0, 1, 3, 10, 50, 200])));
             }
             if d.chance(40) {
-                q.push(format!("offset={}", d.pick(&[0, 1, 5, 20, 1000])));
+                q.push(format!("offset={}", d.pick_item(&[0, 1, 5, 20, 1000])));
             }
         };
         let path = match d.below(7) {
-            0 => format!("/api/v1/lists/{}/details", d.pick(&tokens)),
-            1 => format!("/api/v1/users/{}/badges", enc(d.pick(&accounts).as_str())),
-            2 => format!("/api/v1/lists/{}/badges", d.pick(&tokens)),
+            0 => format!("/api/v1/lists/{}/details", d.pick_item(&tokens)),
+            1 => format!(
+                "/api/v1/users/{}/badges",
+                enc(d.pick_item(&accounts).as_str())
+            ),
+            2 => format!("/api/v1/lists/{}/badges", d.pick_item(&tokens)),
             3 => {
-                q.push(format!("term={}", enc(d.pick(&terms).as_str())));
+                q.push(format!("term={}", enc(d.pick_item(&terms).as_str())));
                 page(&mut d, &mut q);
                 "/api/v1/leaderboard/search".to_owned()
             }
@@ -1187,41 +1165,43 @@ fn draw_requests(t: &Tables, created_at_ms: i64, count: usize) -> Vec<String> {
                 if d.chance(70) {
                     q.push(format!("opcode={}", d.below(6)));
                 }
-                let interval = *d.pick(&["hour", "day", "week", "month", "all", "MONTH"]);
+                let interval = *d.pick_item(&["hour", "day", "week", "month", "all", "MONTH"]);
                 q.push(format!("interval={interval}"));
                 if interval != "all" || d.chance(50) {
-                    let back = *d.pick(&[0i64, 3600, 86_400, 7 * 86_400, 30 * 86_400, 90 * 86_400]);
+                    let back =
+                        *d.pick_item(&[0i64, 3600, 86_400, 7 * 86_400, 30 * 86_400, 90 * 86_400]);
                     q.push(format!("start={}", start_s - back));
                 }
                 if d.chance(30) {
-                    q.push(format!("tag={}", enc(d.pick(&tags).as_str())));
+                    q.push(format!("tag={}", enc(d.pick_item(&tags).as_str())));
                 }
                 page(&mut d, &mut q);
                 format!(
                     "/api/v1/users/{}/notifications",
-                    enc(d.pick(&accounts).as_str())
+                    enc(d.pick_item(&accounts).as_str())
                 )
             }
             kind => {
                 if d.chance(40) {
                     let n = 1 + d.below(2);
-                    let chosen: Vec<String> = (0..n).map(|_| enc(d.pick(&tags).as_str())).collect();
+                    let chosen: Vec<String> =
+                        (0..n).map(|_| enc(d.pick_item(&tags).as_str())).collect();
                     q.push(format!("tags={}", chosen.join(",")));
                 }
                 if d.chance(70) {
                     q.push(format!(
                         "sort={}",
-                        d.pick(&["latest", "earliest", "followers", "FOLLOWERS", "x"])
+                        d.pick_item(&["latest", "earliest", "followers", "FOLLOWERS", "x"])
                     ));
                 }
                 page(&mut d, &mut q);
                 if kind == 5 {
                     format!(
                         "/api/v1/users/{}/followers",
-                        enc(d.pick(&accounts).as_str())
+                        enc(d.pick_item(&accounts).as_str())
                     )
                 } else {
-                    format!("/api/v1/lists/{}/followers", d.pick(&tokens))
+                    format!("/api/v1/lists/{}/followers", d.pick_item(&tokens))
                 }
             }
         };

@@ -324,12 +324,9 @@ impl Drop for Postgres {
     }
 }
 
-#[test]
-fn postgres_harness_starts_stops_and_checks_passwords() {
-    let mut pg = Postgres::start();
-    pg.execute("CREATE TABLE t (x int); INSERT INTO t VALUES (41), (1)");
-    assert_eq!(pg.query_one("SELECT sum(x) FROM t"), "42");
-    let wrong = Command::new("psql")
+/// `SELECT 1` over TCP with `password`, whatever happens.
+fn try_connect(port: u16, password: &str) -> Output {
+    Command::new("psql")
         .args([
             "-X",
             "-h",
@@ -337,14 +334,21 @@ fn postgres_harness_starts_stops_and_checks_passwords() {
             "-U",
             "postgres",
             "-p",
-            &pg.port().to_string(),
-            "-c",
-            "SELECT 1",
-            DATABASE,
+            &port.to_string(),
         ])
-        .env("PGPASSWORD", "wrong")
+        .args(["-c", "SELECT 1", DATABASE])
+        .env("PGPASSWORD", password)
+        .env("PGCONNECT_TIMEOUT", "3")
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn postgres_harness_starts_stops_and_checks_passwords() {
+    let mut pg = Postgres::start();
+    pg.execute("CREATE TABLE t (x int); INSERT INTO t VALUES (41), (1)");
+    assert_eq!(pg.query_one("SELECT sum(x) FROM t"), "42");
+    let wrong = try_connect(pg.port(), "wrong");
     assert!(!wrong.status.success());
     assert!(
         String::from_utf8_lossy(&wrong.stderr).contains("password authentication failed"),
@@ -352,23 +356,7 @@ fn postgres_harness_starts_stops_and_checks_passwords() {
         String::from_utf8_lossy(&wrong.stderr)
     );
     pg.stop();
-    let down = Command::new("psql")
-        .args([
-            "-X",
-            "-h",
-            "127.0.0.1",
-            "-U",
-            "postgres",
-            "-p",
-            &pg.port().to_string(),
-            "-c",
-            "SELECT 1",
-            DATABASE,
-        ])
-        .env("PGPASSWORD", PASSWORD)
-        .env("PGCONNECT_TIMEOUT", "3")
-        .output()
-        .unwrap();
+    let down = try_connect(pg.port(), PASSWORD);
     assert!(!down.status.success(), "connected to a stopped server");
     pg.restart();
     assert_eq!(
