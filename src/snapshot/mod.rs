@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use read::read_snapshot;
-pub use read::{fold_case, is_json_object};
+pub use read::{
+    fold_case, is_json_object, read_snapshot_from, DirFiles, MemoryFiles, SnapshotFiles,
+};
 pub use tables::*;
 pub use write::{
     publish, sync_dir, table_batch, table_schema, write_batch_file, write_snapshot,

@@ -32,10 +32,54 @@ const MANIFEST: &str = "manifest.json";
 const BATCH_ROWS: usize = 8192;
 const MAX_TAG_BYTES: usize = 255;
 
+/// Where a snapshot's files come from: a directory, or memory (files
+/// downloaded from elsewhere). `file` is a plain name in the snapshot.
+pub trait SnapshotFiles: Sync {
+    fn read(&self, file: &str) -> Result<Bytes, SnapshotError>;
+}
+
+/// The files of a snapshot directory.
+pub struct DirFiles<'a>(pub &'a Path);
+
+impl SnapshotFiles for DirFiles<'_> {
+    fn read(&self, file: &str) -> Result<Bytes, SnapshotError> {
+        match std::fs::read(self.0.join(file)) {
+            Ok(bytes) => Ok(Bytes::from(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && file != MANIFEST => {
+                Err(SnapshotError::new(file, format!("file is missing: {e}")))
+            }
+            Err(e) => Err(SnapshotError::new(file, format!("cannot read: {e}"))),
+        }
+    }
+}
+
+/// A snapshot's files held in memory, by name.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFiles(pub std::collections::HashMap<String, Bytes>);
+
+impl SnapshotFiles for MemoryFiles {
+    fn read(&self, file: &str) -> Result<Bytes, SnapshotError> {
+        self.0
+            .get(file)
+            .cloned()
+            .ok_or_else(|| SnapshotError::new(file, "file is missing"))
+    }
+}
+
 /// Reads and validates the snapshot in `dir` (tables and row groups in
 /// parallel on the current rayon pool).
 pub fn read_snapshot(dir: &Path) -> Result<LoadedSnapshot, SnapshotError> {
-    let manifest = read_manifest(dir)?;
+    read_snapshot_from(&DirFiles(dir), dir_name(dir), dir.to_path_buf())
+}
+
+/// Reads and validates the snapshot whose files `src` holds; `name` and
+/// `dir` are what the loaded snapshot reports (its name and location).
+pub fn read_snapshot_from(
+    src: &dyn SnapshotFiles,
+    name: String,
+    dir: PathBuf,
+) -> Result<LoadedSnapshot, SnapshotError> {
+    let manifest = read_manifest(src)?;
     let created_at_ms = crate::time::parse_iso_ms(&manifest.created_at).ok_or_else(|| {
         SnapshotError::new(
             MANIFEST,
@@ -61,10 +105,10 @@ pub fn read_snapshot(dir: &Path) -> Result<LoadedSnapshot, SnapshotError> {
         }
         entries.push(entry);
     }
-    let tables = read_tables(dir, &entries)?;
+    let tables = read_tables(src, &entries)?;
     Ok(LoadedSnapshot {
-        name: dir_name(dir),
-        dir: dir.to_path_buf(),
+        name,
+        dir,
         manifest,
         created_at_ms,
         tables,
@@ -83,6 +127,7 @@ impl LoadedSnapshot {
 }
 
 fn read_table_by_name(dir: &Path, name: &str) -> Result<usize, SnapshotError> {
+    let dir = &DirFiles(dir) as &dyn SnapshotFiles;
     let manifest = read_manifest(dir)?;
     let e = manifest.tables.get(name).ok_or_else(|| {
         SnapshotError::new(MANIFEST, format!("no entry for table `{name}` in `tables`"))
@@ -105,9 +150,8 @@ fn read_table_by_name(dir: &Path, name: &str) -> Result<usize, SnapshotError> {
     })
 }
 
-fn read_manifest(dir: &Path) -> Result<Manifest, SnapshotError> {
-    let text = std::fs::read(dir.join(MANIFEST))
-        .map_err(|e| SnapshotError::new(MANIFEST, format!("cannot read: {e}")))?;
+fn read_manifest(src: &dyn SnapshotFiles) -> Result<Manifest, SnapshotError> {
+    let text = src.read(MANIFEST)?;
     let manifest: Manifest = serde_json::from_slice(&text)
         .map_err(|e| SnapshotError::new(MANIFEST, format!("malformed manifest: {e}")))?;
     if manifest.format != FORMAT_V1 {
@@ -144,7 +188,7 @@ fn dir_name(dir: &Path) -> String {
         .unwrap_or_else(|| dir.display().to_string())
 }
 
-fn read_tables(dir: &Path, entries: &[&TableEntry]) -> Result<Tables, SnapshotError> {
+fn read_tables(dir: &dyn SnapshotFiles, entries: &[&TableEntry]) -> Result<Tables, SnapshotError> {
     let [lists_e, primary_e, records_e, tags_e, ops_e, ens_e, events_e, badges_e] = entries else {
         unreachable!("one entry per table");
     };
@@ -555,7 +599,7 @@ fn minify_json(text: &str) -> String {
 /// Reads the table file of `entry`: checksum, Parquet metadata, row count,
 /// schema, then every row group in parallel through `row`.
 fn read_table<R, F>(
-    dir: &Path,
+    src: &dyn SnapshotFiles,
     entry: &TableEntry,
     specs: &[Spec],
     row: F,
@@ -565,14 +609,7 @@ where
     F: Fn(&[Column<'_>], usize) -> Result<R, String> + Sync,
 {
     let file = entry.file.as_str();
-    let path: PathBuf = dir.join(file);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => Bytes::from(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(SnapshotError::new(file, format!("file is missing: {e}")))
-        }
-        Err(e) => return Err(SnapshotError::new(file, format!("cannot read: {e}"))),
-    };
+    let bytes = src.read(file)?;
     let (checksum, rows) = rayon::join(
         || entry.sha256.as_ref().map(|_| sha256_hex(&bytes)),
         || decode_table(file, &bytes, entry.rows, specs, &row),
@@ -974,7 +1011,7 @@ where
 // ---------------------------------------------------------------------------
 // The eight tables
 
-fn read_lists(dir: &Path, e: &TableEntry) -> Result<Vec<ListRow>, SnapshotError> {
+fn read_lists(dir: &dyn SnapshotFiles, e: &TableEntry) -> Result<Vec<ListRow>, SnapshotError> {
     const SPECS: [Spec; 4] = [
         req("token_id", Kind::TokenId),
         req("user", Kind::Address),
@@ -999,7 +1036,10 @@ fn read_lists(dir: &Path, e: &TableEntry) -> Result<Vec<ListRow>, SnapshotError>
     Ok(rows)
 }
 
-fn read_primary_lists(dir: &Path, e: &TableEntry) -> Result<Vec<PrimaryListRow>, SnapshotError> {
+fn read_primary_lists(
+    dir: &dyn SnapshotFiles,
+    e: &TableEntry,
+) -> Result<Vec<PrimaryListRow>, SnapshotError> {
     const SPECS: [Spec; 2] = [
         req("address", Kind::Address),
         req("token_id", Kind::TokenId),
@@ -1020,7 +1060,10 @@ fn read_primary_lists(dir: &Path, e: &TableEntry) -> Result<Vec<PrimaryListRow>,
     Ok(rows)
 }
 
-fn read_list_records(dir: &Path, e: &TableEntry) -> Result<Vec<RecordRow>, SnapshotError> {
+fn read_list_records(
+    dir: &dyn SnapshotFiles,
+    e: &TableEntry,
+) -> Result<Vec<RecordRow>, SnapshotError> {
     const SPECS: [Spec; 3] = [
         req("token_id", Kind::TokenId),
         req("address", Kind::Address),
@@ -1049,7 +1092,10 @@ fn read_list_records(dir: &Path, e: &TableEntry) -> Result<Vec<RecordRow>, Snaps
     Ok(rows)
 }
 
-fn read_list_record_tags(dir: &Path, e: &TableEntry) -> Result<Vec<TagRow>, SnapshotError> {
+fn read_list_record_tags(
+    dir: &dyn SnapshotFiles,
+    e: &TableEntry,
+) -> Result<Vec<TagRow>, SnapshotError> {
     const SPECS: [Spec; 4] = [
         req("token_id", Kind::TokenId),
         req("address", Kind::Address),
@@ -1099,7 +1145,7 @@ fn read_list_record_tags(dir: &Path, e: &TableEntry) -> Result<Vec<TagRow>, Snap
     Ok(rows)
 }
 
-fn read_list_ops(dir: &Path, e: &TableEntry) -> Result<Vec<OpRow>, SnapshotError> {
+fn read_list_ops(dir: &dyn SnapshotFiles, e: &TableEntry) -> Result<Vec<OpRow>, SnapshotError> {
     const SPECS: [Spec; 4] = [
         req("token_id", Kind::TokenId),
         req("seq", Kind::Seq),
@@ -1131,7 +1177,7 @@ fn read_list_ops(dir: &Path, e: &TableEntry) -> Result<Vec<OpRow>, SnapshotError
     Ok(rows)
 }
 
-fn read_ens(dir: &Path, e: &TableEntry) -> Result<Vec<EnsRow>, SnapshotError> {
+fn read_ens(dir: &dyn SnapshotFiles, e: &TableEntry) -> Result<Vec<EnsRow>, SnapshotError> {
     const SPECS: [Spec; 10] = [
         req("address", Kind::Address),
         req("name", Kind::Text),
@@ -1196,7 +1242,10 @@ pub fn fold_case(name: &str) -> Cow<'_, str> {
     }
 }
 
-fn read_badge_events(dir: &Path, e: &TableEntry) -> Result<Vec<BadgeEventRow>, SnapshotError> {
+fn read_badge_events(
+    dir: &dyn SnapshotFiles,
+    e: &TableEntry,
+) -> Result<Vec<BadgeEventRow>, SnapshotError> {
     const SPECS: [Spec; 13] = [
         req("event_id", Kind::Int64),
         req("position", Kind::Int32),
@@ -1246,7 +1295,7 @@ fn read_badge_events(dir: &Path, e: &TableEntry) -> Result<Vec<BadgeEventRow>, S
     Ok(rows)
 }
 
-fn read_badges(dir: &Path, e: &TableEntry) -> Result<Vec<BadgeRow>, SnapshotError> {
+fn read_badges(dir: &dyn SnapshotFiles, e: &TableEntry) -> Result<Vec<BadgeRow>, SnapshotError> {
     const SPECS: [Spec; 4] = [
         req("address", Kind::Address),
         req("event_id", Kind::Int64),

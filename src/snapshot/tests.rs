@@ -349,6 +349,30 @@ fn round_trip() {
         .ends_with(".tmp")));
 }
 
+/// The same files read from memory (as an object-store download would
+/// hold them) load the same snapshot, and a missing one is named.
+#[test]
+fn round_trip_from_memory() {
+    let tables = sample();
+    let (_tmp, dir) = written(&tables, &WriteOptions::default());
+    let mut files = super::MemoryFiles::default();
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        files.0.insert(
+            name,
+            bytes::Bytes::from(std::fs::read(entry.path()).unwrap()),
+        );
+    }
+    let loaded =
+        super::read_snapshot_from(&files, "in-memory".into(), PathBuf::from("mem://x")).unwrap();
+    assert_eq!(loaded.name, "in-memory");
+    assert_tables_eq(&loaded.tables, &tables);
+    files.0.remove("list_ops.parquet");
+    let e = super::read_snapshot_from(&files, "in-memory".into(), PathBuf::from("mem://x"))
+        .unwrap_err();
+    assert_err(&e, "list_ops.parquet", None, &["file is missing"]);
+}
+
 #[test]
 fn round_trip_many_row_groups_keeps_order() {
     let mut tables = sample();
