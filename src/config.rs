@@ -166,7 +166,7 @@ pub struct ExportConfig {
     #[arg(long, env = "FOLLOWGRAPH_EVERY", default_value_t = 0)]
     pub every: u64,
     /// Per-statement timeout in seconds (0: none).
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, env = "FOLLOWGRAPH_STATEMENT_TIMEOUT", default_value_t = 600)]
     pub statement_timeout: u64,
 }
 
