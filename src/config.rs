@@ -28,6 +28,9 @@ pub enum Command {
     /// Load a snapshot with the server's loader and report what it holds
     /// (exit 1 with the reason when the server would reject it).
     Check(CheckConfig),
+    /// Upload a snapshot directory to an object-store root and point its
+    /// CURRENT at it.
+    Publish(PublishConfig),
 }
 
 /// Where the committed default snapshot root lives.
@@ -35,9 +38,12 @@ pub const DEFAULT_SNAPSHOT: &str = "snapshots";
 
 #[derive(Clone, Debug, Args)]
 pub struct ServeConfig {
-    /// Snapshot root (with CURRENT) or one snapshot directory.
+    /// Snapshot root (with CURRENT) or one snapshot directory; or a root on
+    /// object storage, `s3://bucket/prefix`.
     #[arg(long, env = "FOLLOWGRAPH_SNAPSHOT", default_value = DEFAULT_SNAPSHOT)]
     pub snapshot: PathBuf,
+    #[command(flatten)]
+    pub store: crate::store::StoreOptions,
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, env = "FOLLOWGRAPH_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
@@ -184,4 +190,14 @@ impl ExportConfig {
 pub struct CheckConfig {
     /// A snapshot root (with CURRENT) or one snapshot directory.
     pub snapshot: PathBuf,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct PublishConfig {
+    /// The snapshot directory to upload (its name becomes the snapshot's).
+    pub dir: PathBuf,
+    /// The object-store root, `s3://bucket/prefix`.
+    pub root: String,
+    #[command(flatten)]
+    pub store: crate::store::StoreOptions,
 }

@@ -19,4 +19,5 @@ pub mod pg;
 pub mod query;
 pub mod request;
 pub mod snapshot;
+pub mod store;
 pub mod time;

@@ -39,11 +39,56 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// Reads, validates and indexes the snapshot at `path` (a root or a
-/// snapshot directory) on the current rayon pool.
-pub fn build(path: &Path) -> Result<(Graph, Duration), SnapshotError> {
+/// Where the served snapshot comes from: a local root (or one snapshot
+/// directory), or a root on object storage.
+#[derive(Clone, Debug)]
+pub enum SnapshotSource {
+    Path(std::path::PathBuf),
+    S3(Arc<crate::store::S3Root>),
+}
+
+impl SnapshotSource {
+    /// Reads and validates the snapshot the source points at now.
+    fn load(&self) -> Result<snapshot::LoadedSnapshot, SnapshotError> {
+        match self {
+            SnapshotSource::Path(path) => snapshot::load(path),
+            SnapshotSource::S3(root) => {
+                let (name, _) = root
+                    .current()
+                    .map_err(|e| SnapshotError::new(format!("{}/CURRENT", root.url()), e))?;
+                let files = root.fetch(&name)?;
+                snapshot::read_snapshot_from(
+                    &files,
+                    name.clone(),
+                    std::path::PathBuf::from(format!("{}/{name}", root.url())),
+                )
+            }
+        }
+    }
+
+    fn fingerprint(&self) -> Fingerprint {
+        match self {
+            SnapshotSource::Path(root) => Fingerprint::of(root),
+            SnapshotSource::S3(root) => match root.current() {
+                Ok((name, e_tag)) => Fingerprint::Object { name, e_tag },
+                Err(e) => Fingerprint::Unresolvable(e),
+            },
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            SnapshotSource::Path(p) => p.display().to_string(),
+            SnapshotSource::S3(root) => root.url().to_owned(),
+        }
+    }
+}
+
+/// Reads, validates and indexes the snapshot `source` points at on the
+/// current rayon pool.
+pub fn build(source: &SnapshotSource) -> Result<(Graph, Duration), SnapshotError> {
     let started = Instant::now();
-    let loaded = snapshot::load(path)?;
+    let loaded = source.load()?;
     let read = started.elapsed();
     let graph = Graph::build(loaded)?;
     release_free_heap();
@@ -143,6 +188,11 @@ pub enum Fingerprint {
         manifest_len: u64,
         manifest_modified: Option<SystemTime>,
     },
+    /// On object storage: the name `CURRENT` holds and its manifest's ETag.
+    Object {
+        name: String,
+        e_tag: Option<String>,
+    },
     Unresolvable(String),
 }
 
@@ -173,7 +223,7 @@ struct Pending {
 /// triggers that arrive during a load fold into at most one more.
 pub struct Reloader {
     shared: Arc<(std::sync::Mutex<Pending>, std::sync::Condvar)>,
-    root: std::path::PathBuf,
+    root: SnapshotSource,
 }
 
 /// Options of the reload thread.
@@ -192,7 +242,7 @@ impl Reloader {
     /// after each successful swap (the HTTP layer drops its cache there);
     /// `on_first_failure` runs when the very first load fails.
     pub fn start(
-        root: std::path::PathBuf,
+        root: SnapshotSource,
         live: Arc<Live>,
         options: ReloadOptions,
         on_swap: impl Fn(u64) + Send + 'static,
@@ -228,7 +278,7 @@ impl Reloader {
                         pending = wake.wait(pending).unwrap_or_else(|e| e.into_inner());
                     }
                 };
-                let fingerprint = Fingerprint::of(&root);
+                let fingerprint = root.fingerprint();
                 {
                     let mut pending = shared.0.lock().unwrap_or_else(|e| e.into_inner());
                     if trigger == Trigger::Poll && pending.attempted.as_ref() == Some(&fingerprint) {
@@ -249,7 +299,7 @@ impl Reloader {
                 }))
                 .unwrap_or_else(|_| {
                     Err(SnapshotError::new(
-                        root.display().to_string(),
+                        root.describe(),
                         "the load panicked (see the log above)",
                     ))
                 });
@@ -277,6 +327,11 @@ impl Reloader {
                     }
                     Err(e) => {
                         live.record_failure(&e);
+                        // The store was unreachable mid-download: the same
+                        // snapshot is retried at the next poll.
+                        if e.reason.contains("store unreachable") {
+                            shared.0.lock().unwrap_or_else(|e| e.into_inner()).attempted = None;
+                        }
                         tracing::error!(error = %e, ?trigger, "snapshot rejected; the previous one stays live");
                         if trigger == Trigger::Initial {
                             if let Some(fail) = on_first_failure.take() {
@@ -307,10 +362,10 @@ impl Reloader {
             .name("snapshot-poller".into())
             .spawn(move || loop {
                 std::thread::sleep(interval);
-                let now = Fingerprint::of(&reloader.root);
+                let now = reloader.root.fingerprint();
                 let changed = {
                     let pending = reloader.shared.0.lock().unwrap_or_else(|e| e.into_inner());
-                    pending.attempted.as_ref().is_some_and(|a| *a != now)
+                    pending.attempted.as_ref() != Some(&now)
                 };
                 if changed {
                     tracing::info!("snapshot changed on disk; reloading");

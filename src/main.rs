@@ -4,10 +4,10 @@ use std::time::Duration;
 
 use clap::Parser;
 use followgraph::config::{
-    CheckConfig, Cli, Command, GenerateConfig, ServeConfig, DEFAULT_SNAPSHOT,
+    CheckConfig, Cli, Command, GenerateConfig, PublishConfig, ServeConfig, DEFAULT_SNAPSHOT,
 };
 use followgraph::http::{self, AppState};
-use followgraph::live::{Live, ReloadOptions, Reloader, Trigger};
+use followgraph::live::{Live, ReloadOptions, Reloader, SnapshotSource, Trigger};
 
 fn main() {
     tracing_subscriber::fmt()
@@ -23,6 +23,7 @@ fn main() {
         Some(Command::Serve(config)) => serve(config),
         Some(Command::Export(config)) => followgraph::export::run(&config),
         Some(Command::Check(config)) => check(&config),
+        Some(Command::Publish(config)) => publish(&config),
         None => serve(ServeConfig::default()),
     };
     if let Err(message) = result {
@@ -41,7 +42,13 @@ fn snapshot_path(config: &ServeConfig) -> PathBuf {
 }
 
 fn serve(config: ServeConfig) -> Result<(), String> {
-    let root = snapshot_path(&config);
+    let root = match config.snapshot.to_str().filter(|s| s.starts_with("s3://")) {
+        Some(url) => SnapshotSource::S3(Arc::new(followgraph::store::S3Root::open(
+            url,
+            &config.store,
+        )?)),
+        None => SnapshotSource::Path(snapshot_path(&config)),
+    };
     let live = Arc::new(Live::default());
     let state = Arc::new(AppState::new(live.clone(), &config));
     let limits = http::ConnectionLimits::from_config(&config);
@@ -185,5 +192,13 @@ fn check(config: &CheckConfig) -> Result<(), String> {
         counts.join(" "),
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// `followgraph publish DIR s3://bucket/prefix`.
+fn publish(config: &PublishConfig) -> Result<(), String> {
+    let root = followgraph::store::S3Root::open(&config.root, &config.store)?;
+    let name = root.publish_dir(&config.dir)?;
+    eprintln!("published {}/{name}", root.url());
     Ok(())
 }

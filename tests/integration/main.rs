@@ -19,3 +19,4 @@ mod notifications;
 mod protocol;
 mod reload;
 mod running;
+mod s3;

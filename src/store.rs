@@ -1,0 +1,341 @@
+//! Snapshot roots on S3-compatible object storage (`s3://bucket/prefix`):
+//! the same layout and publishing protocol as on disk (SNAPSHOT.md), read
+//! and written through `object_store`. A replica downloads a snapshot's
+//! files into memory, checks their sizes, and validates them with the
+//! ordinary reader (which also checks the manifest's sha256).
+//!
+//! The calls are async; the reload thread is not, so an `S3Root` carries
+//! a small runtime of its own and blocks on it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use object_store::aws::AmazonS3Builder;
+use object_store::path::Path as StorePath;
+use object_store::{
+    BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload,
+    RetryConfig, UpdateVersion,
+};
+
+use crate::snapshot::{is_valid_snapshot_name, Manifest, MemoryFiles, SnapshotError};
+
+/// How to reach the store: flags, or the standard `AWS_*` variables
+/// (`AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ALLOW_HTTP`, and the keys).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct StoreOptions {
+    /// S3 endpoint URL (for S3-compatible stores), e.g. http://127.0.0.1:8333.
+    #[arg(long = "s3-endpoint", env = "AWS_ENDPOINT_URL")]
+    pub endpoint: Option<String>,
+    /// S3 region.
+    #[arg(long = "s3-region", env = "AWS_REGION", default_value = "us-east-1")]
+    pub region: String,
+    /// Allow plain http:// endpoints.
+    #[arg(long = "s3-allow-http", env = "AWS_ALLOW_HTTP")]
+    pub allow_http: bool,
+    /// Address buckets by path (http://endpoint/bucket) rather than by
+    /// virtual host (the usual for S3-compatible stores).
+    #[arg(long = "s3-path-style", env = "FOLLOWGRAPH_S3_PATH_STYLE")]
+    pub path_style: bool,
+    /// Retries of a failed request (the library's default waits minutes).
+    #[arg(
+        long = "s3-retries",
+        env = "FOLLOWGRAPH_S3_RETRIES",
+        default_value_t = 2
+    )]
+    pub retries: usize,
+    /// Seconds a request may take.
+    #[arg(
+        long = "s3-timeout",
+        env = "FOLLOWGRAPH_S3_TIMEOUT",
+        default_value_t = 30
+    )]
+    pub timeout_secs: u64,
+}
+
+/// `s3://bucket/prefix` -> (bucket, prefix without slashes at the ends).
+pub fn parse_s3_url(url: &str) -> Option<(String, String)> {
+    let rest = url.strip_prefix("s3://")?;
+    let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+    (!bucket.is_empty()).then(|| (bucket.to_owned(), prefix.trim_matches('/').to_owned()))
+}
+
+/// A snapshot root in a bucket.
+pub struct S3Root {
+    store: Arc<dyn ObjectStore>,
+    url: String,
+    prefix: String,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl std::fmt::Debug for S3Root {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "S3Root({})", self.url)
+    }
+}
+
+fn store_error(what: &str, e: object_store::Error) -> String {
+    // object_store's messages carry the request, never the credentials.
+    format!("{what}: {e}")
+}
+
+impl S3Root {
+    pub fn open(url: &str, opts: &StoreOptions) -> Result<S3Root, String> {
+        let (bucket, prefix) =
+            parse_s3_url(url).ok_or_else(|| format!("{url:?} is not s3://bucket[/prefix]"))?;
+        let client = ClientOptions::new()
+            .with_timeout(Duration::from_secs(opts.timeout_secs.max(1)))
+            .with_connect_timeout(Duration::from_secs(opts.timeout_secs.clamp(1, 10)));
+        let retry = RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(2),
+                base: 2.0,
+            },
+            max_retries: opts.retries,
+            retry_timeout: Duration::from_secs(opts.timeout_secs.max(1) * 2),
+        };
+        // Client options first: setting them after allow_http turns plain
+        // HTTP off again.
+        let mut builder = AmazonS3Builder::from_env()
+            .with_client_options(client)
+            .with_retry(retry)
+            .with_bucket_name(bucket)
+            .with_region(&opts.region)
+            .with_allow_http(opts.allow_http)
+            .with_virtual_hosted_style_request(!opts.path_style);
+        if let Some(endpoint) = &opts.endpoint {
+            builder = builder.with_endpoint(endpoint);
+        }
+        let store = builder
+            .build()
+            .map_err(|e| store_error(&format!("cannot open {url}"), e))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the store's runtime: {e}"))?;
+        Ok(S3Root {
+            store: Arc::new(store),
+            url: url.trim_end_matches('/').to_owned(),
+            prefix,
+            runtime,
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn key(&self, rel: &str) -> StorePath {
+        if self.prefix.is_empty() {
+            StorePath::from(rel)
+        } else {
+            StorePath::from(format!("{}/{rel}", self.prefix))
+        }
+    }
+
+    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.runtime.block_on(f)
+    }
+
+    /// `CURRENT`'s snapshot name and the named manifest's ETag.
+    pub fn current(&self) -> Result<(String, Option<String>), String> {
+        self.block_on(async {
+            let shown = format!("{}/CURRENT", self.url);
+            let text = self
+                .store
+                .get(&self.key("CURRENT"))
+                .await
+                .map_err(|e| store_error(&format!("cannot read {shown}"), e))?
+                .bytes()
+                .await
+                .map_err(|e| store_error(&format!("cannot read {shown}"), e))?;
+            let name = String::from_utf8_lossy(&text).trim().to_owned();
+            if !is_valid_snapshot_name(&name) {
+                return Err(format!(
+                    "{shown}: {name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
+                ));
+            }
+            let meta = self
+                .store
+                .head(&self.key(&format!("{name}/manifest.json")))
+                .await
+                .map_err(|e| {
+                    store_error(&format!("cannot read {}/{name}/manifest.json", self.url), e)
+                })?;
+            Ok((name, meta.e_tag))
+        })
+    }
+
+    /// Downloads snapshot `name` (manifest and every table file named in
+    /// it) into memory; each file's length must match the object's size.
+    pub fn fetch(&self, name: &str) -> Result<MemoryFiles, SnapshotError> {
+        let shown = format!("{}/{name}", self.url);
+        self.block_on(async {
+            let mut files = MemoryFiles::default();
+            let manifest_bytes = self.get_checked(name, "manifest.json").await?;
+            let manifest: Manifest = serde_json::from_slice(&manifest_bytes).map_err(|e| {
+                SnapshotError::new("manifest.json", format!("malformed manifest: {e}"))
+            })?;
+            files.0.insert("manifest.json".into(), manifest_bytes);
+            for entry in manifest.tables.values() {
+                if files.0.contains_key(&entry.file) || entry.file.contains('/') {
+                    continue; // the reader rejects names that are not plain
+                }
+                match self.get_checked(name, &entry.file).await {
+                    Ok(bytes) => {
+                        files.0.insert(entry.file.clone(), bytes);
+                    }
+                    // A missing file is the reader's to report, as on disk.
+                    Err(e) if e.reason.starts_with("file is missing") => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            tracing::debug!(snapshot = %shown, files = files.0.len(), "downloaded");
+            Ok(files)
+        })
+    }
+
+    async fn get_checked(&self, name: &str, file: &str) -> Result<Bytes, SnapshotError> {
+        let key = self.key(&format!("{name}/{file}"));
+        let got = match self.store.get(&key).await {
+            Ok(got) => got,
+            Err(object_store::Error::NotFound { .. }) => {
+                return Err(SnapshotError::new(file, "file is missing"))
+            }
+            Err(e) => {
+                return Err(SnapshotError::new(
+                    file,
+                    store_error(
+                        &format!("store unreachable: cannot read {}/{name}/{file}", self.url),
+                        e,
+                    ),
+                ))
+            }
+        };
+        let size = got.meta.size;
+        let bytes = got.bytes().await.map_err(|e| {
+            SnapshotError::new(
+                file,
+                store_error(
+                    &format!("store unreachable: cannot read {}/{name}/{file}", self.url),
+                    e,
+                ),
+            )
+        })?;
+        if bytes.len() as u64 != size {
+            return Err(SnapshotError::new(
+                file,
+                format!("downloaded {} bytes, the object has {size}", bytes.len()),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// Uploads the snapshot directory `dir` as `<root>/<name>/` (the table
+    /// files, then the manifest) and then points `CURRENT` at it, with a
+    /// conditional write where the store supports one (two publishers
+    /// cannot interleave). A name already published is refused.
+    pub fn publish_dir(&self, dir: &std::path::Path) -> Result<String, String> {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| is_valid_snapshot_name(n))
+            .ok_or_else(|| format!("{} has no valid snapshot name", dir.display()))?;
+        let manifest_bytes = std::fs::read(dir.join("manifest.json"))
+            .map_err(|e| format!("cannot read {}/manifest.json: {e}", dir.display()))?;
+        let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
+            .map_err(|e| format!("{}/manifest.json is malformed: {e}", dir.display()))?;
+        self.block_on(async {
+            let manifest_key = self.key(&format!("{name}/manifest.json"));
+            match self.store.head(&manifest_key).await {
+                Ok(_) => {
+                    return Err(format!(
+                        "{}/{name} is already published (a snapshot is never modified)",
+                        self.url
+                    ))
+                }
+                Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(store_error(&format!("cannot reach {}", self.url), e)),
+            }
+            let mut extra: Vec<String> = vec!["export.json".into()];
+            extra.retain(|f| dir.join(f).is_file());
+            for file in manifest
+                .tables
+                .values()
+                .map(|e| e.file.clone())
+                .chain(extra)
+            {
+                let bytes = std::fs::read(dir.join(&file))
+                    .map_err(|e| format!("cannot read {}/{file}: {e}", dir.display()))?;
+                self.store
+                    .put(
+                        &self.key(&format!("{name}/{file}")),
+                        PutPayload::from(bytes),
+                    )
+                    .await
+                    .map_err(|e| store_error(&format!("cannot upload {name}/{file}"), e))?;
+            }
+            self.store
+                .put(&manifest_key, PutPayload::from(manifest_bytes))
+                .await
+                .map_err(|e| store_error(&format!("cannot upload {name}/manifest.json"), e))?;
+            self.replace_current(&name).await?;
+            Ok(name)
+        })
+    }
+
+    /// `CURRENT` <- `name`: created if absent, else replaced only if it is
+    /// still the version read just before.
+    async fn replace_current(&self, name: &str) -> Result<(), String> {
+        let key = self.key("CURRENT");
+        let payload = || PutPayload::from(format!("{name}\n").into_bytes());
+        let mode = match self.store.head(&key).await {
+            Ok(meta) => PutMode::Update(UpdateVersion {
+                e_tag: meta.e_tag,
+                version: meta.version,
+            }),
+            Err(object_store::Error::NotFound { .. }) => PutMode::Create,
+            Err(e) => return Err(store_error("cannot read CURRENT", e)),
+        };
+        let opts = PutOptions {
+            mode,
+            ..PutOptions::default()
+        };
+        match self.store.put_opts(&key, payload(), opts).await {
+            Ok(_) => Ok(()),
+            Err(object_store::Error::Precondition { .. })
+            | Err(object_store::Error::AlreadyExists { .. }) => Err(format!(
+                "{}/CURRENT changed while publishing {name} (another publisher): not replaced",
+                self.url
+            )),
+            // Stores without conditional writes: a plain atomic replace.
+            Err(object_store::Error::NotImplemented { .. }) => self
+                .store
+                .put(&key, payload())
+                .await
+                .map(|_| ())
+                .map_err(|e| store_error("cannot write CURRENT", e)),
+            Err(e) => Err(store_error("cannot write CURRENT", e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn s3_urls() {
+        assert_eq!(
+            parse_s3_url("s3://bucket/a/b/"),
+            Some(("bucket".into(), "a/b".into()))
+        );
+        assert_eq!(
+            parse_s3_url("s3://bucket"),
+            Some(("bucket".into(), "".into()))
+        );
+        assert_eq!(parse_s3_url("s3:///x"), None);
+        assert_eq!(parse_s3_url("/srv/root"), None);
+    }
+}

