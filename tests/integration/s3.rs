@@ -108,6 +108,24 @@ impl Seaweed {
     }
 }
 
+impl Seaweed {
+    /// Kills the server (the data directory stays).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts it again on the same ports and data.
+    pub fn restart(&mut self) {
+        self.stop();
+        let log = self.dir.path().join("weed.log");
+        let _ = std::fs::rename(&log, self.dir.path().join("weed.log.1"));
+        self.launch();
+    }
+}
+
 impl Drop for Seaweed {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -138,7 +156,11 @@ fn publish(weed: &Seaweed, dir: &Path, root: &str) -> (i32, String) {
 }
 
 fn serve_s3(weed: &Seaweed, root: &str, poll: &str) -> TestServer {
-    let args: Vec<OsString> = vec![
+    serve_s3_with(weed, root, poll, &[])
+}
+
+fn serve_s3_with(weed: &Seaweed, root: &str, poll: &str, extra: &[&str]) -> TestServer {
+    let mut args: Vec<OsString> = vec![
         "serve".into(),
         "--snapshot".into(),
         root.into(),
@@ -147,6 +169,7 @@ fn serve_s3(weed: &Seaweed, root: &str, poll: &str) -> TestServer {
         "--poll-interval".into(),
         poll.into(),
     ];
+    args.extend(extra.iter().map(OsString::from));
     TestServer::spawn(tempfile::tempdir().unwrap(), &args, &weed.env(SECRET))
 }
 
@@ -172,6 +195,7 @@ fn serves_from_the_bucket_and_picks_up_a_new_current_by_polling() {
     assert!(stderr.contains("already published"), "{stderr}");
 
     let remote = serve_s3(&weed, &root, "1");
+    let second = serve_s3(&weed, &root, "1"); // another replica on the same root
     let disk = TestServer::spawn(
         tempfile::tempdir().unwrap(),
         &crate::support::serve_args(&local.path().join("a")),
@@ -188,14 +212,23 @@ fn serves_from_the_bucket_and_picks_up_a_new_current_by_polling() {
         assert_eq!(a.status, 200, "GET {target}");
     }
 
-    // A corrupt upload (a table that no longer matches the manifest's
-    // sha256) is rejected and the old snapshot keeps serving.
+    // A snapshot missing a table, and one whose table no longer matches
+    // the manifest's sha256, are rejected; the old one keeps serving.
     let b = local.path().join("b/gen-300-2");
-    let broken = local.path().join("broken");
-    std::fs::create_dir(&broken).unwrap();
-    for entry in std::fs::read_dir(&b).unwrap().flatten() {
-        std::fs::copy(entry.path(), broken.join(entry.file_name())).unwrap();
-    }
+    let copy_of_b = |name: &str| {
+        let dir = local.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        for entry in std::fs::read_dir(&b).unwrap().flatten() {
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+        dir
+    };
+    let missing = copy_of_b("missing");
+    std::fs::remove_file(missing.join("ens.parquet")).unwrap();
+    let (code, stderr) = publish(&weed, &missing, &root);
+    assert_eq!(code, 1, "publish refuses a directory missing a table");
+    assert!(stderr.contains("ens.parquet"), "{stderr}");
+    let broken = copy_of_b("broken");
     let ops = broken.join("list_ops.parquet");
     let len = std::fs::metadata(&ops).unwrap().len();
     std::fs::OpenOptions::new()
@@ -222,17 +255,78 @@ fn serves_from_the_bucket_and_picks_up_a_new_current_by_polling() {
     assert_eq!(snapshot_name(&remote), "gen-300-1");
     assert_eq!(remote.get("/ready").status, 200);
 
-    // A good one is picked up by the next poll.
+    // A good one is picked up by the next poll, by every replica.
     let (code, stderr) = publish(&weed, &b, &root);
     assert_eq!(code, 0, "{stderr}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while snapshot_name(&remote) != "gen-300-2" || snapshot_name(&second) != "gen-300-2" {
+        assert!(
+            Instant::now() < deadline,
+            "the new CURRENT was not picked up by both"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let target = "/api/v1/lists/3/details";
+    assert_eq!(remote.get(target).body, second.get(target).body);
+}
+
+#[test]
+fn the_store_stopped_during_a_reload_keeps_the_old_snapshot_then_recovers() {
+    let mut weed = Seaweed::start();
+    let local = tempfile::tempdir().unwrap();
+    generate(&local.path().join("a"), "1");
+    generate(&local.path().join("b"), "2");
+    let root = format!("s3://{BUCKET}/outage");
+    assert_eq!(
+        publish(&weed, &local.path().join("a/gen-300-1"), &root).0,
+        0
+    );
+    // Every load waits 1.5 s after the poll saw the change: the store is
+    // stopped inside that window, so the download fails.
+    let remote = serve_s3_with(&weed, &root, "1", &["--debug-load-delay-ms", "1500"]);
+    assert_eq!(snapshot_name(&remote), "gen-300-1");
+    assert_eq!(
+        publish(&weed, &local.path().join("b/gen-300-2"), &root).0,
+        0
+    );
+    std::thread::sleep(Duration::from_millis(1200));
+    weed.stop();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let snap = remote.get("/snapshot").json();
+        if snap["last_error"].as_str().is_some() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no error while the store is down: {snap}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(
+        snapshot_name(&remote),
+        "gen-300-1",
+        "the old snapshot serves"
+    );
+    assert_eq!(remote.get("/ready").status, 200);
+    assert_eq!(remote.get("/api/v1/lists/1/details").status, 200);
+    let metrics = remote.get("/metrics").text();
+    assert!(
+        metrics.lines().any(
+            |l| l.starts_with("followgraph_snapshot_load_failures_total ") && !l.ends_with(" 0")
+        ),
+        "{metrics}"
+    );
+    weed.restart();
     let deadline = Instant::now() + Duration::from_secs(30);
     while snapshot_name(&remote) != "gen-300-2" {
         assert!(
             Instant::now() < deadline,
-            "the new CURRENT was not picked up"
+            "no recovery after the store came back"
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+    assert!(remote.get("/snapshot").json()["last_error"].is_null());
 }
 
 #[test]
