@@ -138,6 +138,8 @@ pub struct GenerateConfig {
     /// indexer's tables of this (empty) PostgreSQL database.
     #[arg(long, env = "FOLLOWGRAPH_INDEXER_DATABASE_URL", conflicts_with = "out")]
     pub indexer_database_url: Option<String>,
+    #[command(flatten)]
+    pub store: crate::store::StoreOptions,
     /// The snapshot's created_at (ISO 8601 UTC).
     #[arg(
         long,
@@ -153,7 +155,8 @@ pub struct ExportConfig {
     /// (the password is never printed).
     #[arg(long, env = "FOLLOWGRAPH_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
-    /// Snapshot root to publish into (created if missing).
+    /// Snapshot root to publish into (created if missing), or a root on
+    /// object storage, `s3://bucket/prefix`.
     #[arg(long, env = "FOLLOWGRAPH_OUT")]
     pub out: PathBuf,
     /// Directory name of the new snapshot (default `snap-<UTC yyyymmddThhmmssZ>`
@@ -174,6 +177,8 @@ pub struct ExportConfig {
     /// Per-statement timeout in seconds (0: none).
     #[arg(long, env = "FOLLOWGRAPH_STATEMENT_TIMEOUT", default_value_t = 600)]
     pub statement_timeout: u64,
+    #[command(flatten)]
+    pub store: crate::store::StoreOptions,
 }
 
 impl ExportConfig {

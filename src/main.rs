@@ -157,7 +157,29 @@ fn generate(config: &GenerateConfig) -> Result<(), String> {
         );
         return Ok(());
     }
-    let dir = followgraph::generate::generate(&options).map_err(|e| format!("generate: {e}"))?;
+    // An object-store root: written locally first, then uploaded.
+    let remote = match options.out.to_str().filter(|o| o.starts_with("s3://")) {
+        Some(url) => Some(followgraph::store::S3Root::open(url, &config.store)?),
+        None => None,
+    };
+    let mut options = options;
+    let staging = std::env::temp_dir().join(format!("followgraph-generate-{}", std::process::id()));
+    if remote.is_some() {
+        options.out = staging.clone();
+    }
+    let dir = followgraph::generate::generate(&options).map_err(|e| format!("generate: {e}"));
+    let dir = match (&remote, dir) {
+        (Some(root), Ok(dir)) => {
+            let published = root.publish_dir(&dir);
+            let _ = std::fs::remove_dir_all(&staging);
+            std::path::PathBuf::from(format!("{}/{}", root.url(), published?))
+        }
+        (None, dir) => dir?,
+        (Some(_), Err(e)) => {
+            let _ = std::fs::remove_dir_all(&staging);
+            return Err(e);
+        }
+    };
     eprintln!(
         "wrote {} in {:.1} s",
         dir.display(),

@@ -285,6 +285,64 @@ impl S3Root {
         })
     }
 
+    /// Keeps the `keep` newest snapshots under the root (by manifest
+    /// `created_at`) and always `current`; deletes the others' objects.
+    pub fn apply_retention(&self, current: &str, keep: usize) -> Result<(), String> {
+        self.block_on(async {
+            let prefix = (!self.prefix.is_empty()).then(|| StorePath::from(self.prefix.as_str()));
+            let listing = self
+                .store
+                .list_with_delimiter(prefix.as_ref())
+                .await
+                .map_err(|e| store_error(&format!("cannot list {}", self.url), e))?;
+            let mut snapshots: Vec<(i64, String)> = Vec::new();
+            for dir in listing.common_prefixes {
+                let Some(name) = dir.filename().map(str::to_owned) else {
+                    continue;
+                };
+                let manifest = match self
+                    .store
+                    .get(&self.key(&format!("{name}/manifest.json")))
+                    .await
+                {
+                    Ok(got) => got.bytes().await.ok(),
+                    Err(_) => None,
+                };
+                let Some(manifest) = manifest else {
+                    continue; // not a snapshot: never deleted
+                };
+                let created = serde_json::from_slice::<Manifest>(&manifest)
+                    .ok()
+                    .and_then(|m| crate::time::parse_iso_ms(&m.created_at))
+                    .unwrap_or(i64::MIN);
+                snapshots.push((created, name));
+            }
+            snapshots.sort_unstable_by(|a, b| b.cmp(a));
+            for (_, name) in snapshots.iter().skip(keep) {
+                if name == current {
+                    continue;
+                }
+                let listed = self
+                    .store
+                    .list_with_delimiter(Some(&self.key(name)))
+                    .await
+                    .map_err(|e| store_error(&format!("cannot list {name}"), e))?;
+                // The manifest first: a half-deleted snapshot is then no
+                // longer one.
+                let mut objects: Vec<StorePath> =
+                    listed.objects.into_iter().map(|o| o.location).collect();
+                objects.sort_by_key(|p| p.filename() != Some("manifest.json"));
+                for object in objects {
+                    self.store
+                        .delete(&object)
+                        .await
+                        .map_err(|e| store_error(&format!("cannot delete {object}"), e))?;
+                }
+            }
+            Ok(())
+        })
+    }
+
     /// `CURRENT` <- `name`: created if absent, else replaced only if it is
     /// still the version read just before.
     async fn replace_current(&self, name: &str) -> Result<(), String> {

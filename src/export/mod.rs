@@ -275,7 +275,67 @@ impl Summary {
 
 /// `followgraph export`: once, or every `--every` seconds until SIGTERM.
 pub fn run(config: &ExportConfig) -> Result<(), String> {
-    let options = ExportOptions::from_config(config)?;
+    let mut options = ExportOptions::from_config(config)?;
+    // An object-store root: each round is exported and verified in a local
+    // staging root, then uploaded (CURRENT last). The store's client lives
+    // outside the async runtime below (it runs one of its own).
+    let remote = match config.out.to_str().filter(|o| o.starts_with("s3://")) {
+        Some(url) => {
+            let root = crate::store::S3Root::open(url, &config.store)?;
+            options.out = std::env::temp_dir()
+                .join(format!("followgraph-export-staging-{}", std::process::id()));
+            Some(root)
+        }
+        None => None,
+    };
+    let result = run_rounds(config, &options, remote.as_ref());
+    if remote.is_some() {
+        let _ = std::fs::remove_dir_all(&options.out);
+    }
+    result
+}
+
+/// One round, then the upload when the root is on object storage.
+async fn export_round(
+    options: &ExportOptions,
+    remote: Option<&crate::store::S3Root>,
+) -> Result<Summary, String> {
+    let mut summary = export_once(options).await?;
+    let Some(remote) = remote else {
+        return Ok(summary);
+    };
+    let started = Instant::now();
+    let local = summary.path.clone();
+    let keep = options.keep;
+    // The store's calls block on its own runtime: off this one.
+    let uploaded = tokio::task::block_in_place(|| {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let name = remote.publish_dir(&local)?;
+                if let Err(e) = remote.apply_retention(&name, keep) {
+                    tracing::warn!("--keep on {}: {e}", remote.url());
+                }
+                Ok::<_, String>(name)
+            })
+            .join()
+            .unwrap_or_else(|_| Err("the upload panicked".to_owned()))
+        })
+    });
+    let _ = std::fs::remove_dir_all(&local);
+    let name = uploaded?;
+    summary.path = PathBuf::from(format!("{}/{name}", remote.url()));
+    summary
+        .phases
+        .push(("upload".to_owned(), started.elapsed().as_secs_f64()));
+    Ok(summary)
+}
+
+fn run_rounds(
+    config: &ExportConfig,
+    options: &ExportOptions,
+    remote: Option<&crate::store::S3Root>,
+) -> Result<(), String> {
+    let options = options.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -283,7 +343,7 @@ pub fn run(config: &ExportConfig) -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(async {
         if config.every == 0 {
-            let summary = export_once(&options).await?;
+            let summary = export_round(&options, remote).await?;
             eprint!("{}", summary.render());
             return Ok(());
         }
@@ -292,7 +352,7 @@ pub fn run(config: &ExportConfig) -> Result<(), String> {
         tokio::pin!(stop);
         loop {
             tokio::select! {
-                result = export_once(&options) => match result {
+                result = export_round(&options, remote) => match result {
                     Ok(summary) => eprint!("{}", summary.render()),
                     Err(e) => eprintln!("export: round failed, {} stays current: {e}",
                         current_name(&options.out).unwrap_or_else(|| "nothing".into())),

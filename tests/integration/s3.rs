@@ -351,3 +351,68 @@ fn wrong_credentials_end_the_first_load_with_status_1() {
     assert!(stderr.contains("SignatureDoesNotMatch"), "{stderr}");
     assert!(!stderr.contains(wrong), "the secret was printed:\n{stderr}");
 }
+
+#[test]
+fn generate_and_export_write_straight_to_the_bucket() {
+    let weed = Seaweed::start();
+    let env = weed.env(SECRET);
+    // generate --out s3://...
+    let root = format!("s3://{BUCKET}/generated");
+    let args: Vec<OsString> = vec![
+        "generate".into(),
+        "--accounts".into(),
+        "300".into(),
+        "--seed".into(),
+        "3".into(),
+        "--out".into(),
+        root.clone().into(),
+    ];
+    let (status, _, stderr) = run_to_exit(&args, &env, Duration::from_secs(120));
+    assert!(status.is_some_and(|s| s.success()), "{stderr}");
+    let server = serve_s3(&weed, &root, "0");
+    assert_eq!(snapshot_name(&server), "gen-300-3");
+    drop(server);
+
+    // export --out s3://..., twice with --keep 1: the first is deleted
+    // from the bucket (publishing its name again then succeeds).
+    let pg = crate::pg::Postgres::start();
+    let args: Vec<OsString> = vec![
+        "generate".into(),
+        "--accounts".into(),
+        "300".into(),
+        "--indexer-database-url".into(),
+        pg.url().into(),
+    ];
+    let (status, _, stderr) = run_to_exit(&args, &[], Duration::from_secs(120));
+    assert!(status.is_some_and(|s| s.success()), "{stderr}");
+    let root = format!("s3://{BUCKET}/exported");
+    for name in ["e1", "e2"] {
+        let args: Vec<OsString> = vec![
+            "export".into(),
+            "--database-url".into(),
+            pg.url().into(),
+            "--out".into(),
+            root.clone().into(),
+            "--name".into(),
+            name.into(),
+            "--keep".into(),
+            "1".into(),
+        ];
+        let (status, _, stderr) = run_to_exit(&args, &env, Duration::from_secs(120));
+        assert!(status.is_some_and(|s| s.success()), "{stderr}");
+        assert!(
+            stderr.contains(&format!("published {root}/{name}")),
+            "{stderr}"
+        );
+    }
+    let server = serve_s3(&weed, &root, "0");
+    assert_eq!(snapshot_name(&server), "e2");
+    assert_eq!(server.get("/api/v1/lists/1/details").status, 200);
+    let again = tempfile::tempdir().unwrap();
+    let e1 = again.path().join("e1");
+    let gen = again.path().join("g");
+    generate(&gen, "1");
+    std::fs::rename(gen.join("gen-300-1"), &e1).unwrap();
+    let (code, stderr) = publish(&weed, &e1, &root);
+    assert_eq!(code, 0, "e1 should have been deleted by --keep 1: {stderr}");
+}
