@@ -109,6 +109,21 @@ impl Seaweed {
 }
 
 impl Seaweed {
+    /// Deletes one object behind S3's back, through the filer's HTTP API
+    /// (buckets live under /buckets/): a half-uploaded snapshot.
+    pub fn delete_object(&self, key: &str) {
+        use std::io::{Read, Write};
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", self.ports[3])).unwrap();
+        write!(
+            conn,
+            "DELETE /buckets/{BUCKET}/{key} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        conn.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 2"), "DELETE {key}: {answer}");
+    }
+
     /// Kills the server (the data directory stays).
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -228,6 +243,28 @@ fn serves_from_the_bucket_and_picks_up_a_new_current_by_polling() {
     let (code, stderr) = publish(&weed, &missing, &root);
     assert_eq!(code, 1, "publish refuses a directory missing a table");
     assert!(stderr.contains("ens.parquet"), "{stderr}");
+    // A table object gone from the bucket after the upload: the snapshot
+    // is rejected naming the file.
+    let half = copy_of_b("half");
+    assert_eq!(publish(&weed, &half, &root).0, 0);
+    weed.delete_object("replicas/half/ens.parquet");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let err = remote.get("/snapshot").json()["last_error"].clone();
+        if let Some(err) = err.as_str() {
+            assert!(
+                err.contains("ens.parquet") && err.contains("missing"),
+                "{err}"
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the half-uploaded snapshot was never tried"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(snapshot_name(&remote), "gen-300-1");
     let broken = copy_of_b("broken");
     let ops = broken.join("list_ops.parquet");
     let len = std::fs::metadata(&ops).unwrap().len();
@@ -242,8 +279,11 @@ fn serves_from_the_bucket_and_picks_up_a_new_current_by_polling() {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let snap = remote.get("/snapshot").json();
-        if let Some(err) = snap["last_error"].as_str() {
-            assert!(err.contains("list_ops.parquet"), "{err}");
+        if let Some(err) = snap["last_error"]
+            .as_str()
+            .filter(|e| e.contains("list_ops.parquet"))
+        {
+            assert!(err.contains("checksum mismatch"), "{err}");
             break;
         }
         assert!(
