@@ -53,8 +53,8 @@ impl SnapshotSource {
         match self {
             SnapshotSource::Path(path) => snapshot::load(path),
             SnapshotSource::S3(root) => {
-                let (name, _) = root
-                    .current()
+                let name = root
+                    .current_name()
                     .map_err(|e| SnapshotError::new(format!("{}/CURRENT", root.url()), e))?;
                 let files = root.fetch(&name)?;
                 snapshot::read_snapshot_from(

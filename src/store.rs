@@ -138,24 +138,16 @@ impl S3Root {
         self.runtime.block_on(f)
     }
 
-    /// `CURRENT`'s snapshot name and the named manifest's ETag.
+    /// The snapshot name `CURRENT` holds.
+    pub fn current_name(&self) -> Result<String, String> {
+        self.block_on(self.read_current_name())
+    }
+
+    /// `CURRENT`'s snapshot name and the named manifest's ETag: what a
+    /// replica polls.
     pub fn current(&self) -> Result<(String, Option<String>), String> {
         self.block_on(async {
-            let shown = format!("{}/CURRENT", self.url);
-            let text = self
-                .store
-                .get(&self.key("CURRENT"))
-                .await
-                .map_err(|e| store_error(&format!("cannot read {shown}"), e))?
-                .bytes()
-                .await
-                .map_err(|e| store_error(&format!("cannot read {shown}"), e))?;
-            let name = String::from_utf8_lossy(&text).trim().to_owned();
-            if !is_valid_snapshot_name(&name) {
-                return Err(format!(
-                    "{shown}: {name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
-                ));
-            }
+            let name = self.read_current_name().await?;
             let meta = self
                 .store
                 .head(&self.key(&format!("{name}/manifest.json")))
@@ -165,6 +157,25 @@ impl S3Root {
                 })?;
             Ok((name, meta.e_tag))
         })
+    }
+
+    async fn read_current_name(&self) -> Result<String, String> {
+        let shown = format!("{}/CURRENT", self.url);
+        let text = self
+            .store
+            .get(&self.key("CURRENT"))
+            .await
+            .map_err(|e| store_error(&format!("cannot read {shown}"), e))?
+            .bytes()
+            .await
+            .map_err(|e| store_error(&format!("cannot read {shown}"), e))?;
+        let name = String::from_utf8_lossy(&text).trim().to_owned();
+        if !is_valid_snapshot_name(&name) {
+            return Err(format!(
+                "{shown}: {name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
+            ));
+        }
+        Ok(name)
     }
 
     /// Downloads snapshot `name` (manifest and every table file named in
@@ -258,8 +269,11 @@ impl S3Root {
                 Err(object_store::Error::NotFound { .. }) => {}
                 Err(e) => return Err(store_error(&format!("cannot reach {}", self.url), e)),
             }
-            let mut extra: Vec<String> = vec!["export.json".into()];
-            extra.retain(|f| dir.join(f).is_file());
+            // export.json rides along when present (the server ignores it).
+            let extra = dir
+                .join("export.json")
+                .is_file()
+                .then(|| "export.json".to_owned());
             for file in manifest
                 .tables
                 .values()

@@ -24,8 +24,6 @@ use crate::snapshot::{
 };
 use sink::TableSink;
 
-pub use source::{fixed_bytes, hex_text};
-
 /// How the exported snapshot is checked before `CURRENT` moves.
 #[derive(Clone, Debug)]
 pub enum Verify {

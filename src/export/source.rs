@@ -14,8 +14,8 @@ use super::sink::TableSink;
 use super::Skips;
 use crate::graph::FastMap;
 use crate::snapshot::{
-    fold_case, is_json_object, parse_address, push_hex, Address, EnsRow, ListRow, Op, OpRow,
-    PrimaryListRow, RecordRow, TagRow,
+    decode_hex, fold_case, is_json_object, parse_address, push_hex, Address, EnsRow, ListRow, Op,
+    OpRow, PrimaryListRow, RecordRow, TagRow,
 };
 
 /// A list storage location: (chain id, contract, slot).
@@ -70,20 +70,20 @@ impl ListIndex {
 
 /// A BYTEA of `N` bytes, stored raw or as the ASCII text `0x` + 2N hex
 /// digits (the two encodings deployments use); `None` for anything else.
-pub fn fixed_bytes<const N: usize>(v: &[u8]) -> Option<[u8; N]> {
+fn fixed_bytes<const N: usize>(v: &[u8]) -> Option<[u8; N]> {
     if v.len() == N {
         return v.try_into().ok();
     }
     if v.len() == 2 + 2 * N && (v.starts_with(b"0x") || v.starts_with(b"0X")) {
         let mut out = [0u8; N];
-        decode_hex_into(&v[2..], &mut out)?;
+        decode_hex(&v[2..], &mut out)?;
         return Some(out);
     }
     None
 }
 
 /// `0x` + even-length hex text (either case) -> bytes.
-pub fn hex_text(v: &str) -> Option<Vec<u8>> {
+fn hex_text(v: &str) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     hex_text_into(v.as_bytes(), &mut out)?;
     Some(out)
@@ -97,7 +97,7 @@ fn hex_text_into(v: &[u8], out: &mut Vec<u8>) -> Option<()> {
     }
     out.clear();
     out.resize(hex.len() / 2, 0);
-    decode_hex_into(hex, out)
+    decode_hex(hex, out)
 }
 
 /// Exactly `0x` + 2N hex digits -> N bytes.
@@ -126,21 +126,6 @@ impl ContractCache {
         }
         self.parsed
     }
-}
-
-fn decode_hex_into(hex: &[u8], out: &mut [u8]) -> Option<()> {
-    fn val(c: u8) -> Option<u8> {
-        match c {
-            b'0'..=b'9' => Some(c - b'0'),
-            b'a'..=b'f' => Some(c - b'a' + 10),
-            b'A'..=b'F' => Some(c - b'A' + 10),
-            _ => None,
-        }
-    }
-    for (o, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
-        *o = (val(pair[0])? << 4) | val(pair[1])?;
-    }
-    Some(())
 }
 
 /// An address column: `0x` + 40 hex digits, any case.
@@ -543,6 +528,22 @@ fn op_skip_reason(bytes: &[u8], decode_error: &str) -> &'static str {
     }
 }
 
+fn push_op(
+    sink: &mut TableSink,
+    token_id: u64,
+    seq: u64,
+    op: Op,
+    updated_at: i64,
+) -> Result<(), String> {
+    sink.chunk.list_ops.push(OpRow {
+        token_id,
+        seq,
+        op,
+        updated_at,
+    });
+    sink.pushed()
+}
+
 pub async fn list_ops(
     client: &Client,
     index: &ListIndex,
@@ -609,16 +610,14 @@ pub async fn list_ops(
             skips.add(TABLE, "created_at is NULL", key);
             return Ok(());
         };
-        for &token_id in &tokens {
+        // Almost always one list: the op is moved into the last row.
+        let (&last, rest) = tokens.split_last().expect("tokens is not empty");
+        for &token_id in rest {
             seq += 1;
-            sink.chunk.list_ops.push(OpRow {
-                token_id,
-                seq,
-                op: op.clone(),
-                updated_at,
-            });
-            sink.pushed()?;
+            push_op(sink, token_id, seq, op.clone(), updated_at)?;
         }
+        seq += 1;
+        push_op(sink, last, seq, op, updated_at)?;
         Ok(())
     })
     .await

@@ -12,10 +12,17 @@ pub fn parse_address(text: &str) -> Option<Address> {
         return None;
     }
     let mut out = [0u8; 20];
-    for (i, pair) in hex.chunks_exact(2).enumerate() {
-        out[i] = (hex_val(pair[0])? << 4) | hex_val(pair[1])?;
-    }
+    decode_hex(hex, &mut out)?;
     Some(out)
+}
+
+/// Hex digits (either case), two per byte, into `out` (as many bytes as
+/// `out` holds); `None` at the first non-hex digit.
+pub fn decode_hex(hex: &[u8], out: &mut [u8]) -> Option<()> {
+    for (o, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
+        *o = (hex_val(pair[0])? << 4) | hex_val(pair[1])?;
+    }
+    Some(())
 }
 
 fn hex_val(c: u8) -> Option<u8> {
