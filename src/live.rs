@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use arc_swap::ArcSwapOption;
 
 use crate::graph::Graph;
-use crate::snapshot::{self, SnapshotError};
+use crate::snapshot::SnapshotError;
 
 /// A loaded snapshot and facts about its load.
 #[derive(Debug)]
@@ -48,16 +48,16 @@ pub enum SnapshotSource {
 }
 
 impl SnapshotSource {
-    /// Reads and validates the snapshot the source points at now.
-    fn load(&self) -> Result<snapshot::LoadedSnapshot, SnapshotError> {
+    /// Reads, validates and indexes the snapshot the source points at now.
+    fn load(&self) -> Result<Graph, SnapshotError> {
         match self {
-            SnapshotSource::Path(path) => snapshot::load(path),
+            SnapshotSource::Path(path) => Graph::load_path(path),
             SnapshotSource::S3(root) => {
                 let name = root
                     .current_name()
                     .map_err(|e| SnapshotError::new(format!("{}/CURRENT", root.url()), e))?;
                 let files = root.fetch(&name)?;
-                snapshot::read_snapshot_from(
+                Graph::load(
                     &files,
                     name.clone(),
                     std::path::PathBuf::from(format!("{}/{name}", root.url())),
@@ -88,13 +88,10 @@ impl SnapshotSource {
 /// current rayon pool.
 pub fn build(source: &SnapshotSource) -> Result<(Graph, Duration), SnapshotError> {
     let started = Instant::now();
-    let loaded = source.load()?;
-    let read = started.elapsed();
-    let graph = Graph::build(loaded)?;
+    let graph = source.load()?;
     release_free_heap();
     tracing::debug!(
-        read_ms = read.as_millis() as u64,
-        index_ms = (started.elapsed() - read).as_millis() as u64,
+        ms = started.elapsed().as_millis() as u64,
         "snapshot read and indexed"
     );
     if tracing::enabled!(tracing::Level::DEBUG) {
@@ -198,7 +195,7 @@ pub enum Fingerprint {
 
 impl Fingerprint {
     pub fn of(root: &Path) -> Fingerprint {
-        match snapshot::resolve_snapshot_dir(root) {
+        match crate::snapshot::resolve_snapshot_dir(root) {
             Err(e) => Fingerprint::Unresolvable(e.to_string()),
             Ok(dir) => match std::fs::metadata(dir.join("manifest.json")) {
                 Err(e) => Fingerprint::Unresolvable(format!("{}: {e}", dir.display())),

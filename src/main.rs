@@ -192,22 +192,14 @@ fn generate(config: &GenerateConfig) -> Result<(), String> {
 /// build), then one line of counts on standard output.
 fn check(config: &CheckConfig) -> Result<(), String> {
     let started = std::time::Instant::now();
-    let loaded = followgraph::snapshot::load(&config.snapshot).map_err(|e| e.to_string())?;
-    let t = &loaded.tables;
-    let rows = [
-        ("lists", t.lists.len()),
-        ("primary_lists", t.primary_lists.len()),
-        ("list_records", t.list_records.len()),
-        ("list_record_tags", t.list_record_tags.len()),
-        ("list_ops", t.list_ops.len()),
-        ("ens", t.ens.len()),
-        ("badge_events", t.badge_events.len()),
-        ("badges", t.badges.len()),
-    ];
-    let name = loaded.name.clone();
-    let graph = followgraph::graph::Graph::build(loaded).map_err(|e| e.to_string())?;
+    let graph =
+        followgraph::graph::Graph::load_path(&config.snapshot).map_err(|e| e.to_string())?;
+    let rows = followgraph::snapshot::TABLE_NAMES
+        .iter()
+        .zip(graph.table_counts.as_array());
+    let name = graph.name.clone();
     drop(graph);
-    let counts: Vec<String> = rows.iter().map(|(n, r)| format!("{n}={r}")).collect();
+    let counts: Vec<String> = rows.map(|(n, r)| format!("{n}={r}")).collect();
     let peak = followgraph::export::peak_rss_bytes().unwrap_or(0);
     println!(
         "ok {name} {} in {:.1} s peak_rss_bytes={peak}",

@@ -674,8 +674,7 @@ fn verify(how: &Verify, dir: &Path) -> Result<Option<u64>, String> {
     let rejected = |reason: &str| format!("the server's loader rejects the export: {reason}");
     match how {
         Verify::InProcess => {
-            let loaded = crate::snapshot::load(dir).map_err(|e| rejected(&e.to_string()))?;
-            crate::graph::Graph::build(loaded).map_err(|e| rejected(&e.to_string()))?;
+            crate::graph::Graph::load_path(dir).map_err(|e| rejected(&e.to_string()))?;
             Ok(None)
         }
         Verify::Command(exe) => {

@@ -16,11 +16,10 @@
 //! - per-account counts and RANK()s, the leaderboard order and a trigram
 //!   index over it for substring search.
 
+mod build;
 mod hash;
 mod lookup;
 mod search;
-
-use std::cmp::Reverse;
 
 use petgraph::csr::Csr;
 use petgraph::visit::EdgeRef;
@@ -31,7 +30,8 @@ pub use hash::{FastMap, FastState};
 pub use search::SearchIndex;
 
 use crate::snapshot::{
-    format_address, Address, BadgeEventRow, LoadedSnapshot, SnapshotError, Tables, OP_TAG,
+    format_address, Address, BadgeEventRow, DirFiles, EnsRow, LoadedSnapshot, SnapshotError,
+    SnapshotFiles, TableEntry, Tables, OP_TAG,
 };
 
 /// An account's dense id (index into `Graph::addresses`).
@@ -53,7 +53,7 @@ pub struct Record {
 /// One visible op as stored under its target account: 12 bytes (there
 /// are ~26M at a million accounts). The opcode rides in the top 3 bits of
 /// the actor id; the tags of tag/untag ops live in a side table.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 #[repr(C, packed(4))]
 struct StoredOp {
     updated_at: i64,
@@ -344,7 +344,8 @@ pub struct Graph {
     names: Vec<(u64, AccountId)>,
     /// `names` bucketed by the hash's top bits.
     name_buckets: lookup::Buckets,
-    notification_offsets: Vec<usize>,
+    /// Account -> its range of `notifications` (start, end).
+    notification_rows: Vec<(u32, u32)>,
     notifications: Vec<StoredOp>,
     notification_tags: Vec<(u32, u32)>,
     badge_events: Vec<BadgeEvent>,
@@ -582,8 +583,8 @@ impl Graph {
     /// Ops targeting the account, `updated_at` descending then `seq`
     /// descending.
     pub fn notifications_of(&self, id: AccountId) -> Notifications<'_> {
-        let o = &self.notification_offsets;
-        let (a, b) = (o[id as usize], o[id as usize + 1]);
+        let (a, b) = self.notification_rows[id as usize];
+        let (a, b) = (a as usize, b as usize);
         Notifications {
             base: a,
             ops: &self.notifications[a..b],
@@ -599,15 +600,40 @@ impl Graph {
         self.holdings.get(&id).map_or(&[], |h| h)
     }
 
-    /// Builds the graph and all indexes from validated tables.
+    /// Reads, validates and indexes the snapshot whose files `src` holds
+    /// (named `name`, found at `dir`), streaming its large tables. A
+    /// snapshot it rejects gets the row reader's error, which names the
+    /// first fault in table and row order.
+    pub fn load(
+        src: &dyn SnapshotFiles,
+        name: String,
+        dir: std::path::PathBuf,
+    ) -> Result<Graph, SnapshotError> {
+        let stop = match build::build(src, name.clone()) {
+            Ok(graph) => return Ok(graph),
+            Err(stop) => stop,
+        };
+        let loaded = crate::snapshot::read_snapshot_from(src, name, dir)?;
+        match stop {
+            // Valid rows, but a limit of the graph broken.
+            build::Stop::Invalid(e) => Err(e),
+            build::Stop::OpsOutOfOrder => {
+                tracing::info!("list_ops is not in seq order: sorting its rows in memory first");
+                Graph::from_tables(loaded.name, loaded.created_at_ms, loaded.tables)
+            }
+        }
+    }
+
+    /// Resolves `path` (a root or one snapshot directory) and loads it.
+    pub fn load_path(path: &std::path::Path) -> Result<Graph, SnapshotError> {
+        let dir = crate::snapshot::resolve_snapshot_dir(path)?;
+        let name = crate::snapshot::snapshot_name(&dir);
+        Graph::load(&DirFiles(&dir), name, dir.clone())
+    }
+
+    /// Builds the graph of a snapshot already read into rows.
     pub fn build(snapshot: LoadedSnapshot) -> Result<Graph, SnapshotError> {
-        let LoadedSnapshot {
-            name,
-            created_at_ms,
-            tables,
-            ..
-        } = snapshot;
-        build_graph(name, created_at_ms, tables)
+        Graph::from_tables(snapshot.name, snapshot.created_at_ms, snapshot.tables)
     }
 
     /// Approximate heap bytes held by each part of the graph (capacities
@@ -670,7 +696,7 @@ impl Graph {
             ("profiles", profiles),
             (
                 "notifications",
-                self.notification_offsets.capacity() * size_of::<usize>()
+                self.notification_rows.capacity() * 8
                     + self.notifications.capacity() * size_of::<StoredOp>()
                     + self.notification_tags.capacity() * 8,
             ),
@@ -686,259 +712,25 @@ impl Graph {
         ]
     }
 
-    /// Builds a graph straight from in-memory tables (benches, tests).
+    /// Builds a graph from in-memory tables (benches, tests): they go
+    /// through in-memory Parquet files and the one loader. Ops are put in
+    /// `seq` order first.
     pub fn from_tables(
         name: String,
         created_at_ms: i64,
-        tables: Tables,
+        mut tables: Tables,
     ) -> Result<Graph, SnapshotError> {
-        build_graph(name, created_at_ms, tables)
-    }
-}
-
-/// Logs the time of each build phase at debug level.
-struct PhaseTimer(std::time::Instant);
-
-impl PhaseTimer {
-    fn done(&mut self, phase: &str) {
-        tracing::debug!(
-            phase,
-            ms = self.0.elapsed().as_millis() as u64,
-            "graph build phase"
-        );
-        self.0 = std::time::Instant::now();
-    }
-}
-
-fn build_graph(name: String, created_at_ms: i64, t: Tables) -> Result<Graph, SnapshotError> {
-    let mut timer = PhaseTimer(std::time::Instant::now());
-    let table_counts = TableCounts {
-        lists: t.lists.len() as u64,
-        primary_lists: t.primary_lists.len() as u64,
-        list_records: t.list_records.len() as u64,
-        list_record_tags: t.list_record_tags.len() as u64,
-        list_ops: t.list_ops.len() as u64,
-        ens: t.ens.len() as u64,
-        badge_events: t.badge_events.len() as u64,
-        badges: t.badges.len() as u64,
-    };
-
-    // The primary-list rule: primary_lists[A] == L and lists[L].user == A.
-    let list_users: FastMap<u64, Address> = t.lists.iter().map(|l| (l.token_id, l.user)).collect();
-    let primary_user_address: FastMap<u64, Address> = t
-        .primary_lists
-        .iter()
-        .filter(|p| list_users.get(&p.token_id) == Some(&p.address))
-        .map(|p| (p.token_id, p.address))
-        .collect();
-    drop(list_users);
-    timer.done("primary lists");
-
-    let addresses = collect_accounts(&t, &primary_user_address);
-    timer.done("collect accounts");
-    let address_ids: FastMap<Address, AccountId> = addresses
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (*a, i as AccountId))
-        .collect();
-    let n = addresses.len();
-    // Every address looked up below was collected by `collect_accounts`.
-    let id_of = |a: &Address| address_ids[a];
-
-    let mut primary_list = vec![0u64; n];
-    let primary_list_user: FastMap<u64, AccountId> = primary_user_address
-        .iter()
-        .map(|(&token, user)| {
-            let id = id_of(user);
-            primary_list[id as usize] = token;
-            (token, id)
+        if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
+            tables.list_ops.par_sort_by_key(|o| o.seq);
+        }
+        let files = crate::snapshot::memory_files(created_at_ms, &tables)
+            .map_err(|e| SnapshotError::new("snapshot", format!("cannot encode tables: {e}")))?;
+        drop(tables);
+        build::build(&files, name).map_err(|stop| match stop {
+            build::Stop::Invalid(e) => e,
+            build::Stop::OpsOutOfOrder => SnapshotError::new("list_ops", "duplicate seq"),
         })
-        .collect();
-    drop(primary_user_address);
-    timer.done("intern accounts");
-
-    // Visible records as (follower, target, updated_at), sorted.
-    let mut edges: Vec<(AccountId, AccountId, i64)> = t
-        .list_records
-        .par_iter()
-        .filter_map(|r| {
-            let f = *primary_list_user.get(&r.token_id)?;
-            Some((f, id_of(&r.address), r.updated_at))
-        })
-        .collect();
-    edges.par_sort_unstable_by_key(|e| (e.0, e.1));
-    timer.done("edges");
-
-    let mut tags = TagInterner::default();
-    let record_tagsets = build_tagsets(&t, &primary_list_user, &address_ids, &edges, &mut tags);
-    timer.done("tagsets");
-
-    let following: Csr<(), i64, Directed, u32> =
-        Csr::from_sorted_edges(&edges).expect("edges are sorted by (follower, target) and unique");
-    if edges.len() > u32::MAX as usize {
-        return Err(SnapshotError::new(
-            "list_records.parquet",
-            "more than 2^32 visible records",
-        ));
     }
-    // The CSR keeps `edges`' order, so an edge's index in `edges` is its id.
-    let mut tagged = vec![0u64; edges.len().div_ceil(64)];
-    for &(edge, _) in &record_tagsets {
-        tagged[edge as usize / 64] |= 1 << (edge % 64);
-    }
-    timer.done("forward csr");
-
-    // Counts, then the reverse index (which sorts by follower counts).
-    let mut stats = vec![Counts::default(); n];
-    for &(f, to, _) in &edges {
-        stats[f as usize].following += 1;
-        stats[to as usize].followers += 1;
-    }
-    let followers = build_follower_index(n, &edges, &stats);
-    timer.done("follower index");
-    count_tag_flags(&record_tagsets, &edges, &tags, &mut stats);
-    drop(edges);
-    let mutuals: Vec<u32> = (0..n as u32)
-        .into_par_iter()
-        .map(|x| {
-            if (x as usize) >= following.node_count() {
-                return 0;
-            }
-            following
-                .neighbors_slice(x)
-                .iter()
-                .filter(|&&u| following.neighbors_slice(u).binary_search(&x).is_ok())
-                .count() as u32
-        })
-        .collect();
-    for (s, m) in stats.iter_mut().zip(mutuals) {
-        s.mutuals = m;
-    }
-    let rank_tables = [
-        RankTable::new(stats.iter().map(|s| s.followers)),
-        RankTable::new(stats.iter().map(|s| s.following)),
-        RankTable::new(stats.iter().map(|s| s.mutuals)),
-        RankTable::new(stats.iter().map(|s| s.blocks)),
-        RankTable::new(stats.iter().map(|s| s.top8)),
-    ];
-    timer.done("counts and ranks");
-
-    let mut leaderboard: Vec<AccountId> = (0..n as u32)
-        .filter(|&id| primary_list[id as usize] != 0 || stats[id as usize].followers > 0)
-        .collect();
-    leaderboard.par_sort_unstable_by_key(|&id| (Reverse(stats[id as usize].followers), id));
-    timer.done("leaderboard");
-
-    let (profile_of, profiles, profile_text, names) = build_profiles(&t, n, &id_of)?;
-    timer.done("profiles");
-    let search = SearchIndex::build(&leaderboard, &addresses, |id| {
-        profiles.get(profile_of[id as usize] as usize).map(|slots| {
-            Profile {
-                arena: &profile_text,
-                slots,
-            }
-            .name()
-        })
-    });
-    timer.done("search index");
-    let (notification_offsets, notifications, notification_tags) =
-        build_notifications(&t, n, &primary_list_user, &id_of, &mut tags)?;
-    timer.done("notifications");
-    let (badge_events, holdings) = build_badges(&t, &id_of);
-    timer.done("badges");
-
-    let mut primary_list_user: Vec<(u64, AccountId)> = primary_list_user.into_iter().collect();
-    primary_list_user.par_sort_unstable();
-    let primary_list_user = lookup::ListUsers::new(primary_list_user);
-    drop(address_ids);
-    let address_buckets = lookup::Buckets::new(addresses.len(), |i| {
-        lookup::Buckets::of_address(&addresses[i])
-    });
-    let name_buckets = lookup::Buckets::new(names.len(), |i| lookup::Buckets::of_hash(names[i].0));
-    Ok(Graph {
-        name,
-        created_at_ms,
-        created_at: crate::time::format_iso_ms(created_at_ms),
-        table_counts,
-        addresses,
-        address_buckets,
-        primary_list,
-        primary_list_user,
-        following,
-        tagged,
-        record_tagsets,
-        followers,
-        tag_texts: tags.texts,
-        tag_ids: tags.ids,
-        tagsets: tags.sets,
-        tagset_flags: tags.set_flags,
-        counts: stats,
-        rank_tables,
-        leaderboard,
-        search,
-        profile_of,
-        profiles,
-        profile_text,
-        names,
-        name_buckets,
-        notification_offsets,
-        notifications,
-        notification_tags,
-        badge_events,
-        holdings,
-    })
-}
-
-/// Every address the endpoints can ask about, sorted: primary-list users,
-/// targets of visible records and ops, name-service and badge holders.
-///
-/// ~50M addresses go in, ~1M come out. Inserting them all into one hash
-/// set misses the cache on nearly every insert; instead each chunk of rows
-/// appends its addresses to 256 buckets by first byte, and each bucket is
-/// de-duplicated on its own (small enough to stay in cache). Buckets in
-/// byte order, each sorted, give the sorted result.
-fn collect_accounts(t: &Tables, primary_user: &FastMap<u64, Address>) -> Vec<Address> {
-    const BUCKETS: usize = 256;
-    const CHUNK: usize = 1 << 18;
-    type Buckets = Vec<Vec<Address>>;
-    fn bucketed<T: Sync>(
-        rows: &[T],
-        address: impl Fn(&T) -> Option<Address> + Sync,
-    ) -> Vec<Buckets> {
-        rows.par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut buckets: Buckets = vec![Vec::new(); BUCKETS];
-                for a in chunk.iter().filter_map(&address) {
-                    buckets[usize::from(a[0])].push(a);
-                }
-                buckets
-            })
-            .collect()
-    }
-    let visible = |token_id: u64| primary_user.contains_key(&token_id);
-    let users: Vec<Address> = primary_user.values().copied().collect();
-    let mut chunks = bucketed(&t.list_records, |r| {
-        visible(r.token_id).then_some(r.address)
-    });
-    chunks.extend(bucketed(&t.list_ops, |o| {
-        visible(o.token_id).then_some(o.op.target)
-    }));
-    chunks.extend(bucketed(&t.ens, |e| Some(e.address)));
-    chunks.extend(bucketed(&t.badges, |b| Some(b.address)));
-    chunks.extend(bucketed(&users, |a| Some(*a)));
-    let buckets: Vec<Vec<Address>> = (0..BUCKETS)
-        .into_par_iter()
-        .map(|b| {
-            let mut seen: std::collections::HashSet<Address, FastState> = Default::default();
-            for chunk in &chunks {
-                seen.extend(chunk[b].iter().copied());
-            }
-            let mut sorted: Vec<Address> = seen.into_iter().collect();
-            sorted.sort_unstable();
-            sorted
-        })
-        .collect();
-    buckets.concat()
 }
 
 /// Tag strings and tag sets, interned. Tag 0 is "" and set 0 is empty.
@@ -997,101 +789,6 @@ impl TagInterner {
     }
 }
 
-/// The visible tag sets (tags whose record exists in a primary list):
-/// (edge index, set id) for every record that has any, sorted.
-fn build_tagsets(
-    t: &Tables,
-    primary_list_user: &FastMap<u64, AccountId>,
-    address_ids: &FastMap<Address, AccountId>,
-    edges: &[(AccountId, AccountId, i64)],
-    tags: &mut TagInterner,
-) -> Vec<(u32, u32)> {
-    // (edge index, tag row index) for every visible tag row.
-    let mut visible: Vec<(u32, u32)> = t
-        .list_record_tags
-        .par_iter()
-        .enumerate()
-        .filter_map(|(row, tag)| {
-            let f = *primary_list_user.get(&tag.token_id)?;
-            // A target no visible record has was never interned: invisible.
-            let to = *address_ids.get(&tag.address)?;
-            let e = edges.binary_search_by_key(&(f, to), |x| (x.0, x.1)).ok()?;
-            Some((e as u32, row as u32))
-        })
-        .collect();
-    visible.par_sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0).then_with(|| {
-            let (x, y) = (
-                &t.list_record_tags[a.1 as usize],
-                &t.list_record_tags[b.1 as usize],
-            );
-            x.tag.as_bytes().cmp(y.tag.as_bytes())
-        })
-    });
-    let mut sets = Vec::new();
-    let mut group: Vec<u32> = Vec::new();
-    for chunk in visible.chunk_by(|a, b| a.0 == b.0) {
-        group.clear();
-        group.extend(
-            chunk
-                .iter()
-                .map(|&(_, row)| tags.tag(&t.list_record_tags[row as usize].tag)),
-        );
-        sets.push((chunk[0].0, tags.set(&group)));
-    }
-    // `visible` was sorted by edge index.
-    sets
-}
-
-fn count_tag_flags(
-    record_tagsets: &[(u32, u32)],
-    edges: &[(AccountId, AccountId, i64)],
-    tags: &TagInterner,
-    stats: &mut [Counts],
-) {
-    for &(edge, set) in record_tagsets {
-        let to = edges[edge as usize].1;
-        let flags = tags.set_flags[set as usize];
-        if flags & FLAG_BLOCK != 0 {
-            stats[to as usize].blocks += 1;
-        }
-        if flags & FLAG_TOP8 != 0 {
-            stats[to as usize].top8 += 1;
-        }
-    }
-}
-
-fn build_follower_index(
-    n: usize,
-    edges: &[(AccountId, AccountId, i64)],
-    stats: &[Counts],
-) -> FollowerIndex {
-    let offsets = row_offsets(n, edges.iter().map(|&(_, to, _)| to));
-    // Counting sort by target; followers land in ascending order per row
-    // because `edges` is sorted by follower.
-    let mut by_time: Vec<(i64, AccountId)> = scatter_rows(
-        &offsets,
-        edges.len(),
-        |i| edges[i].1,
-        |i| (edges[i].2, edges[i].0),
-    );
-    for_each_row_mut(&mut by_time, &offsets, |row| {
-        // Stable: equal times keep ascending follower ids.
-        row.sort_by_key(|&(at, _)| Reverse(at));
-    });
-    let latest: Vec<AccountId> = by_time.par_iter().map(|&(_, f)| f).collect();
-    drop(by_time);
-    let mut by_count = latest.clone();
-    for_each_row_mut(&mut by_count, &offsets, |row| {
-        row.sort_unstable_by_key(|&f| (Reverse(stats[f as usize].followers), f));
-    });
-    FollowerIndex {
-        offsets,
-        latest,
-        by_count,
-    }
-}
-
 /// CSR row offsets (n + 1 of them) for items whose rows are `rows`.
 fn row_offsets(n: usize, rows: impl Iterator<Item = AccountId>) -> Vec<usize> {
     let mut offsets = vec![0usize; n + 1];
@@ -1114,6 +811,19 @@ fn scatter_rows<T: Copy + Default + Send>(
     len: usize,
     row_of: impl Fn(usize) -> u32 + Sync,
     value: impl Fn(usize) -> T + Sync,
+) -> Vec<T> {
+    scatter_rows_with(offsets, |put| {
+        for i in 0..len {
+            put(row_of(i), value(i));
+        }
+    })
+}
+
+/// [`scatter_rows`] of the (row, value) items `visit` hands to its
+/// argument, in the same order every time it is called.
+fn scatter_rows_with<T: Copy + Default + Send>(
+    offsets: &[usize],
+    visit: impl Fn(&mut dyn FnMut(u32, T)) + Sync,
 ) -> Vec<T> {
     let rows = offsets.len().saturating_sub(1);
     let total = offsets.last().copied().unwrap_or(0);
@@ -1142,14 +852,14 @@ fn scatter_rows<T: Copy + Default + Send>(
     slices.into_par_iter().for_each(|(range, part)| {
         let base = offsets[range.start];
         let mut cursor: Vec<usize> = offsets[range.clone()].iter().map(|&o| o - base).collect();
-        for i in 0..len {
-            let row = row_of(i) as usize;
+        visit(&mut |row, value| {
+            let row = row as usize;
             if range.contains(&row) {
                 let c = &mut cursor[row - range.start];
-                part[*c] = value(i);
+                part[*c] = value;
                 *c += 1;
             }
-        }
+        });
     });
     out
 }
@@ -1205,182 +915,7 @@ fn name_hash(lower: &str) -> u64 {
     FastState::default().hash_one(lower)
 }
 
-fn build_profiles(
-    t: &Tables,
-    n: usize,
-    id_of: &impl Fn(&Address) -> AccountId,
-) -> Result<Profiles, SnapshotError> {
-    let mut profile_of = vec![NO_PROFILE; n];
-    let mut names = Vec::with_capacity(t.ens.len());
-    let mut arena = String::new();
-    let mut put = |text: Option<&str>| -> Result<TextRef, SnapshotError> {
-        let Some(text) = text else {
-            return Ok(NULL_TEXT);
-        };
-        let start = u32::try_from(arena.len())
-            .ok()
-            .filter(|s| {
-                s.checked_add(text.len() as u32).is_some() && text.len() < u32::MAX as usize
-            })
-            .ok_or_else(|| SnapshotError::new("ens.parquet", "more than 4 GiB of profile text"))?;
-        arena.push_str(text);
-        Ok(TextRef {
-            start,
-            len: text.len() as u32,
-        })
-    };
-    let mut profiles = Vec::with_capacity(t.ens.len());
-    for (i, e) in t.ens.iter().enumerate() {
-        let id = id_of(&e.address);
-        profile_of[id as usize] = i as u32;
-        names.push((name_hash(&e.name.to_lowercase()), id));
-        profiles.push(ProfileSlots {
-            texts: [
-                put(Some(&e.name))?,
-                put(e.avatar.as_deref())?,
-                put(e.header.as_deref())?,
-                put(e.display.as_deref())?,
-                put(e.records.as_deref())?,
-                put(e.chains.as_deref())?,
-                put(e.resolver.as_deref())?,
-                put(e.errors.as_deref())?,
-            ],
-            fresh: e.fresh,
-        });
-    }
-    arena.shrink_to_fit();
-    names.par_sort_unstable();
-    Ok((profile_of, profiles, arena, names))
-}
-
-type NotificationIndex = (Vec<usize>, Vec<StoredOp>, Vec<(u32, u32)>);
-
-fn build_notifications(
-    t: &Tables,
-    n: usize,
-    primary_list_user: &FastMap<u64, AccountId>,
-    id_of: &(impl Fn(&Address) -> AccountId + Sync),
-    tags: &mut TagInterner,
-) -> Result<NotificationIndex, SnapshotError> {
-    if n > 1 << ACTOR_BITS {
-        return Err(SnapshotError::new(
-            "list_ops.parquet",
-            format!("more than 2^{ACTOR_BITS} accounts"),
-        ));
-    }
-    for op in &t.list_ops {
-        if !op.op.tag.is_empty() && primary_list_user.contains_key(&op.token_id) {
-            tags.tag(&op.op.tag);
-        }
-    }
-    let tag_ids = &tags.ids;
-    // Target of each visible op (u32::MAX: invisible), then a counting
-    // sort by target and a small sort per target: a comparison sort of all
-    // ops took 4x longer at 26M ops.
-    const INVISIBLE: u32 = u32::MAX;
-    // (target, actor | opcode << 29, tag) per op, all lookups done here in
-    // parallel so that the scatter below only copies.
-    let resolved: Vec<(u32, u32, u32)> = t
-        .list_ops
-        .par_iter()
-        .map(|o| match primary_list_user.get(&o.token_id) {
-            Some(&actor) => (
-                id_of(&o.op.target),
-                actor | (u32::from(o.op.opcode) << ACTOR_BITS),
-                // Follows and unfollows (most ops) have no tag to look up.
-                if o.op.tag.is_empty() {
-                    0
-                } else {
-                    tag_ids[o.op.tag.as_str()]
-                },
-            ),
-            None => (INVISIBLE, 0, 0),
-        })
-        .collect();
-    let offsets = row_offsets(
-        n,
-        resolved
-            .iter()
-            .map(|&(to, _, _)| to)
-            .filter(|&to| to != INVISIBLE),
-    );
-    if offsets[n] > u32::MAX as usize {
-        return Err(SnapshotError::new(
-            "list_ops.parquet",
-            "more than 2^32 visible ops",
-        ));
-    }
-    // (updated_at, seq, actor | opcode, tag) grouped by target.
-    let mut by_target: Vec<(i64, u64, u32, u32)> = scatter_rows(
-        &offsets,
-        resolved.len(),
-        |i| resolved[i].0,
-        |i| {
-            let (o, &(_, actor_op, tag)) = (&t.list_ops[i], &resolved[i]);
-            (o.updated_at, o.seq, actor_op, tag)
-        },
-    );
-    drop(resolved);
-    for_each_row_mut(&mut by_target, &offsets, |row| {
-        row.sort_unstable_by_key(|&(at, seq, _, _)| Reverse((at, seq)));
-    });
-    let notification_tags: Vec<(u32, u32)> = by_target
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.3 != 0)
-        .map(|(i, e)| (i as u32, e.3))
-        .collect();
-    let notifications = by_target
-        .into_par_iter()
-        .map(|(updated_at, _, actor_op, _)| StoredOp {
-            updated_at,
-            actor_op,
-        })
-        .collect();
-    Ok((offsets, notifications, notification_tags))
-}
-
 type Badges = (Vec<BadgeEvent>, FastMap<AccountId, Box<[Holding]>>);
-
-fn build_badges(t: &Tables, id_of: &impl Fn(&Address) -> AccountId) -> Badges {
-    let mut events: Vec<&BadgeEventRow> = t.badge_events.iter().collect();
-    events.sort_by_key(|e| e.position);
-    let index: FastMap<i64, u32> = events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.event_id, i as u32))
-        .collect();
-    let badge_events = events
-        .iter()
-        .map(|e| BadgeEvent {
-            event_id: e.event_id,
-            event_json: event_json(e).into_boxed_str(),
-        })
-        .collect();
-    let mut by_account: FastMap<AccountId, Vec<Holding>> = FastMap::default();
-    for b in &t.badges {
-        // The reader guarantees every badge names an existing event.
-        let Some(&event) = index.get(&b.event_id) else {
-            continue;
-        };
-        by_account
-            .entry(id_of(&b.address))
-            .or_default()
-            .push(Holding {
-                event,
-                token_id: b.token_id.as_str().into(),
-                owner: b.owner.as_str().into(),
-            });
-    }
-    let holdings = by_account
-        .into_iter()
-        .map(|(id, mut h)| {
-            h.sort_by_key(|h| h.event);
-            (id, h.into_boxed_slice())
-        })
-        .collect();
-    (badge_events, holdings)
-}
 
 fn event_json(e: &BadgeEventRow) -> String {
     #[derive(serde::Serialize)]

@@ -2,6 +2,7 @@
 //! validating its manifest and eight Parquet tables, and writing them.
 
 mod read;
+mod source;
 pub mod tables;
 #[cfg(test)]
 mod tests;
@@ -13,13 +14,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use read::read_snapshot;
+pub(crate) use read::{
+    checked_manifest, manifest_entries, read_small_tables, scan_list_ops, scan_list_record_tags,
+    scan_list_records,
+};
 pub use read::{
     fold_case, is_json_object, read_snapshot_from, DirFiles, MemoryFiles, SnapshotFiles,
 };
+pub use read::{read_snapshot, snapshot_name};
+pub use source::TableBytes;
 pub use tables::*;
 pub use write::{
-    publish, sync_dir, table_batch, table_schema, write_batch_file, write_snapshot,
+    memory_files, publish, sync_dir, table_batch, table_schema, write_batch_file, write_snapshot,
     TableFileWriter, WriteOptions, WrittenTable,
 };
 

@@ -22,9 +22,10 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::ProjectionMask;
+use parquet::file::reader::ChunkReader;
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 
+pub use super::source::TableBytes;
 use super::tables::*;
 use super::{LoadedSnapshot, Manifest, SnapshotError, TableEntry, FORMAT_V1};
 
@@ -36,6 +37,11 @@ const MAX_TAG_BYTES: usize = 255;
 /// downloaded from elsewhere). `file` is a plain name in the snapshot.
 pub trait SnapshotFiles: Sync {
     fn read(&self, file: &str) -> Result<Bytes, SnapshotError>;
+
+    /// The file for the streaming loader, which reads it piece by piece.
+    fn open(&self, file: &str) -> Result<TableBytes, SnapshotError> {
+        self.read(file).map(TableBytes::Memory)
+    }
 }
 
 /// The files of a snapshot directory.
@@ -46,6 +52,16 @@ impl SnapshotFiles for DirFiles<'_> {
         match std::fs::read(self.0.join(file)) {
             Ok(bytes) => Ok(Bytes::from(bytes)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && file != MANIFEST => {
+                Err(SnapshotError::new(file, format!("file is missing: {e}")))
+            }
+            Err(e) => Err(SnapshotError::new(file, format!("cannot read: {e}"))),
+        }
+    }
+
+    fn open(&self, file: &str) -> Result<TableBytes, SnapshotError> {
+        match std::fs::File::open(self.0.join(file)).and_then(TableBytes::open) {
+            Ok(bytes) => Ok(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 Err(SnapshotError::new(file, format!("file is missing: {e}")))
             }
             Err(e) => Err(SnapshotError::new(file, format!("cannot read: {e}"))),
@@ -69,7 +85,7 @@ impl SnapshotFiles for MemoryFiles {
 /// Reads and validates the snapshot in `dir` (tables and row groups in
 /// parallel on the current rayon pool).
 pub fn read_snapshot(dir: &Path) -> Result<LoadedSnapshot, SnapshotError> {
-    read_snapshot_from(&DirFiles(dir), dir_name(dir), dir.to_path_buf())
+    read_snapshot_from(&DirFiles(dir), snapshot_name(dir), dir.to_path_buf())
 }
 
 /// Reads and validates the snapshot whose files `src` holds; `name` and
@@ -79,6 +95,21 @@ pub fn read_snapshot_from(
     name: String,
     dir: PathBuf,
 ) -> Result<LoadedSnapshot, SnapshotError> {
+    let (manifest, created_at_ms) = checked_manifest(src)?;
+    let entries = manifest_entries(&manifest);
+    let tables = read_tables(src, &entries)?;
+    Ok(LoadedSnapshot {
+        name,
+        dir,
+        manifest,
+        created_at_ms,
+        tables,
+    })
+}
+
+/// The manifest of the snapshot `src` holds, checked (format, `created_at`
+/// and one plain file name per table), with `created_at` in epoch ms.
+pub(crate) fn checked_manifest(src: &dyn SnapshotFiles) -> Result<(Manifest, i64), SnapshotError> {
     let manifest = read_manifest(src)?;
     let created_at_ms = crate::time::parse_iso_ms(&manifest.created_at).ok_or_else(|| {
         SnapshotError::new(
@@ -89,7 +120,6 @@ pub fn read_snapshot_from(
             ),
         )
     })?;
-    let mut entries: Vec<&TableEntry> = Vec::with_capacity(TABLE_NAMES.len());
     for name in TABLE_NAMES {
         let entry = manifest.tables.get(name).ok_or_else(|| {
             SnapshotError::new(MANIFEST, format!("no entry for table `{name}` in `tables`"))
@@ -103,16 +133,16 @@ pub fn read_snapshot_from(
                 ),
             ));
         }
-        entries.push(entry);
     }
-    let tables = read_tables(src, &entries)?;
-    Ok(LoadedSnapshot {
-        name,
-        dir,
-        manifest,
-        created_at_ms,
-        tables,
-    })
+    Ok((manifest, created_at_ms))
+}
+
+/// The entries of a checked manifest in [`TABLE_NAMES`] order.
+pub(crate) fn manifest_entries(manifest: &Manifest) -> Vec<&TableEntry> {
+    TABLE_NAMES
+        .iter()
+        .map(|name| &manifest.tables[*name])
+        .collect()
 }
 
 impl LoadedSnapshot {
@@ -176,7 +206,7 @@ fn is_plain_file_name(name: &str) -> bool {
         && !Path::new(name).is_absolute()
 }
 
-fn dir_name(dir: &Path) -> String {
+pub fn snapshot_name(dir: &Path) -> String {
     if let Some(name) = dir.file_name() {
         return name.to_string_lossy().into_owned();
     }
@@ -217,23 +247,71 @@ fn read_tables(dir: &dyn SnapshotFiles, entries: &[&TableEntry]) -> Result<Table
         badge_events: events.expect(done)?,
         badges: badges.expect(done)?,
     };
-    let known: HashSet<i64> = tables.badge_events.iter().map(|e| e.event_id).collect();
-    if let Some((row, b)) = tables
-        .badges
+    check_badge_events(&tables.badges, &tables.badge_events, badges_e, events_e)?;
+    Ok(tables)
+}
+
+/// Every badge names an event of `badge_events`.
+fn check_badge_events(
+    badges: &[BadgeRow],
+    events: &[BadgeEventRow],
+    badges_e: &TableEntry,
+    events_e: &TableEntry,
+) -> Result<(), SnapshotError> {
+    let known: HashSet<i64> = events.iter().map(|e| e.event_id).collect();
+    match badges
         .iter()
         .enumerate()
         .find(|(_, b)| !known.contains(&b.event_id))
     {
-        return Err(SnapshotError::at_row(
+        None => Ok(()),
+        Some((row, b)) => Err(SnapshotError::at_row(
             &badges_e.file,
             row as u64,
             format!(
                 "event_id {} is not in badge_events ({})",
                 b.event_id, events_e.file
             ),
-        ));
+        )),
     }
-    Ok(tables)
+}
+
+/// The five small tables, read whole (the streaming loader's first step).
+pub(crate) struct SmallTables {
+    pub lists: Vec<ListRow>,
+    pub primary_lists: Vec<PrimaryListRow>,
+    pub ens: Vec<EnsRow>,
+    pub badge_events: Vec<BadgeEventRow>,
+    pub badges: Vec<BadgeRow>,
+}
+
+/// Reads and validates the small tables of `entries` (manifest order) in
+/// parallel.
+pub(crate) fn read_small_tables(
+    dir: &dyn SnapshotFiles,
+    entries: &[&TableEntry],
+) -> Result<SmallTables, SnapshotError> {
+    let [lists_e, primary_e, _, _, _, ens_e, events_e, badges_e] = entries else {
+        unreachable!("one entry per table");
+    };
+    let (mut lists, mut primary, mut ens, mut events, mut badges) = (None, None, None, None, None);
+    rayon::scope(|s| {
+        s.spawn(|_| ens = Some(read_ens(dir, ens_e)));
+        s.spawn(|_| lists = Some(read_lists(dir, lists_e)));
+        s.spawn(|_| primary = Some(read_primary_lists(dir, primary_e)));
+        s.spawn(|_| events = Some(read_badge_events(dir, events_e)));
+        s.spawn(|_| badges = Some(read_badges(dir, badges_e)));
+    });
+    let done = "every table task ran";
+    let small = SmallTables {
+        lists: lists.expect(done)?,
+        primary_lists: primary.expect(done)?,
+        ens: ens.expect(done)?,
+        badge_events: events.expect(done)?,
+        badges: badges.expect(done)?,
+    };
+    check_badge_events(&small.badges, &small.badge_events, badges_e, events_e)?;
+    Ok(small)
 }
 
 // ---------------------------------------------------------------------------
@@ -356,6 +434,8 @@ enum Data<'a> {
 /// One column of one batch, typed.
 struct Column<'a> {
     name: &'static str,
+    /// Rows in the batch.
+    len: usize,
     /// Whether the spec lets this column hold nulls (the accessors used
     /// must agree: `opt_*` for nullable columns, the others otherwise).
     nullable: bool,
@@ -401,6 +481,7 @@ impl<'a> Column<'a> {
         };
         Ok(Column {
             name: spec.name,
+            len: array.len(),
             nullable: spec.nullable,
             nulls: (array.null_count() > 0).then_some(array.as_ref()),
             data,
@@ -611,25 +692,33 @@ where
     let file = entry.file.as_str();
     let bytes = src.read(file)?;
     let (checksum, rows) = rayon::join(
-        || entry.sha256.as_ref().map(|_| sha256_hex(&bytes)),
+        || verify_checksum(file, entry, &TableBytes::Memory(bytes.clone())),
         || decode_table(file, &bytes, entry.rows, specs, &row),
     );
-    if let (Some(want), Some(have)) = (&entry.sha256, checksum) {
-        if !want.eq_ignore_ascii_case(&have) {
-            return Err(SnapshotError::new(
-                file,
-                format!("checksum mismatch: manifest says {want}, file has {have}"),
-            ));
-        }
-    }
+    checksum?;
     rows
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    push_hex(&mut s, &digest);
-    s
+/// Checks the file against the manifest's `sha256`, when it has one.
+fn verify_checksum(
+    file: &str,
+    entry: &TableEntry,
+    bytes: &TableBytes,
+) -> Result<(), SnapshotError> {
+    let Some(want) = &entry.sha256 else {
+        return Ok(());
+    };
+    let have = bytes
+        .sha256_hex()
+        .map_err(|e| SnapshotError::new(file, format!("cannot read: {e}")))?;
+    if want.eq_ignore_ascii_case(&have) {
+        Ok(())
+    } else {
+        Err(SnapshotError::new(
+            file,
+            format!("checksum mismatch: manifest says {want}, file has {have}"),
+        ))
+    }
 }
 
 fn unreadable(file: &str, e: impl std::fmt::Display) -> SnapshotError {
@@ -659,17 +748,23 @@ fn parquet_call<T>(
     })
 }
 
-fn decode_table<R, F>(
+/// A table file's validated footer: row counts, schema, projection.
+struct TableMeta {
+    meta: ArrowReaderMetadata,
+    mask: ProjectionMask,
+    group_rows: Vec<u64>,
+    /// The file row number of each group's first row.
+    starts: Vec<u64>,
+}
+
+/// Loads and checks the footer of `file`: row groups against the footer
+/// and the manifest, then the schema against `specs`.
+fn table_meta<B: ChunkReader>(
     file: &str,
-    bytes: &Bytes,
+    bytes: &B,
     manifest_rows: u64,
     specs: &[Spec],
-    row: &F,
-) -> Result<Vec<R>, SnapshotError>
-where
-    R: Send,
-    F: Fn(&[Column<'_>], usize) -> Result<R, String> + Sync,
-{
+) -> Result<TableMeta, SnapshotError> {
     let meta = parquet_call(file, || {
         ArrowReaderMetadata::load(bytes, ArrowReaderOptions::new()).map_err(|e| unreadable(file, e))
     })?;
@@ -704,33 +799,71 @@ where
     }
     let roots = check_schema(file, meta.schema(), specs)?;
     let mask = ProjectionMask::roots(meta.parquet_schema(), roots);
-    let counts: Vec<usize> = group_rows.iter().map(|&n| n as usize).collect();
-    let mut starts = Vec::with_capacity(counts.len());
+    let mut starts = Vec::with_capacity(group_rows.len());
     let mut acc = 0u64;
     for &n in &group_rows {
         starts.push(acc);
         acc += n;
     }
-    fill_parallel(file, &counts, |group, sink| {
-        let mut reader = parquet_call(file, || {
-            ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), meta.clone())
-                .with_row_groups(vec![group])
-                .with_projection(mask.clone())
-                .with_batch_size(BATCH_ROWS)
-                .build()
-                .map_err(|e| unreadable(file, e))
-        })?;
-        let mut next_row = starts[group];
-        while let Some(batch) = parquet_call(file, || Ok(reader.next()))? {
-            let batch = batch.map_err(|e| unreadable(file, e))?;
-            let columns = specs
-                .iter()
-                .map(|spec| Column::new(&batch, spec))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|reason| SnapshotError::new(file, reason))?;
-            for i in 0..batch.num_rows() {
-                let value = row(&columns, i)
-                    .map_err(|r| SnapshotError::at_row(file, next_row + i as u64, r))?;
+    Ok(TableMeta {
+        meta,
+        mask,
+        group_rows,
+        starts,
+    })
+}
+
+/// Decodes row group `group` batch by batch: `batch(first_row, columns)`
+/// for each, with the file row number of the batch's first row.
+fn for_each_batch<B: ChunkReader + Clone + 'static>(
+    file: &str,
+    bytes: &B,
+    tm: &TableMeta,
+    group: usize,
+    specs: &[Spec],
+    mut batch: impl FnMut(u64, &[Column<'_>]) -> Result<(), SnapshotError>,
+) -> Result<(), SnapshotError> {
+    let mut reader = parquet_call(file, || {
+        ParquetRecordBatchReaderBuilder::new_with_metadata(bytes.clone(), tm.meta.clone())
+            .with_row_groups(vec![group])
+            .with_projection(tm.mask.clone())
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(|e| unreadable(file, e))
+    })?;
+    let mut next_row = tm.starts[group];
+    while let Some(decoded) = parquet_call(file, || Ok(reader.next()))? {
+        let decoded = decoded.map_err(|e| unreadable(file, e))?;
+        let columns = specs
+            .iter()
+            .map(|spec| Column::new(&decoded, spec))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|reason| SnapshotError::new(file, reason))?;
+        batch(next_row, &columns)?;
+        next_row += decoded.num_rows() as u64;
+    }
+    Ok(())
+}
+
+fn decode_table<R, F>(
+    file: &str,
+    bytes: &Bytes,
+    manifest_rows: u64,
+    specs: &[Spec],
+    row: &F,
+) -> Result<Vec<R>, SnapshotError>
+where
+    R: Send,
+    F: Fn(&[Column<'_>], usize) -> Result<R, String> + Sync,
+{
+    let tm = table_meta(file, bytes, manifest_rows, specs)?;
+    let counts: Vec<usize> = tm.group_rows.iter().map(|&n| n as usize).collect();
+    let (rows, _) = fill_parallel(file, &counts, true, |group, sink| {
+        for_each_batch(file, bytes, &tm, group, specs, |first_row, columns| {
+            let n = columns.first().map_or(0, |c| c.len);
+            for i in 0..n {
+                let value = row(columns, i)
+                    .map_err(|r| SnapshotError::at_row(file, first_row + i as u64, r))?;
                 if !sink.push(value) {
                     return Err(unreadable(
                         file,
@@ -738,10 +871,74 @@ where
                     ));
                 }
             }
-            next_row += batch.num_rows() as u64;
-        }
-        Ok(())
-    })
+            Ok(())
+        })
+    })?;
+    Ok(rows)
+}
+
+/// Streams the table file of `entry` through `row`, row groups in
+/// parallel: checksum (alongside), footer, schema, then every row, in
+/// file order within each group. `row` sees each group's own `X` (made by
+/// `init`) and returns the item to keep, if any; the kept items come back
+/// in file order with the groups' `X`s. Nothing else of a row outlives
+/// its decoded batch.
+fn scan_table<T, X, F>(
+    src: &dyn SnapshotFiles,
+    entry: &TableEntry,
+    specs: &[Spec],
+    init: impl Fn() -> X + Sync,
+    row: F,
+) -> Result<(Vec<T>, Vec<X>), SnapshotError>
+where
+    T: Send,
+    X: Send,
+    F: Fn(&mut X, &[Column<'_>], usize) -> Result<Option<T>, String> + Sync,
+{
+    let file = entry.file.as_str();
+    let bytes = src.open(file)?;
+    let (checksum, scanned) = rayon::join(
+        || verify_checksum(file, entry, &bytes),
+        || {
+            let tm = table_meta(file, &bytes, entry.rows, specs)?;
+            let counts: Vec<usize> = tm.group_rows.iter().map(|&n| n as usize).collect();
+            fill_parallel(file, &counts, false, |group, sink| {
+                let mut x = init();
+                let mut seen = 0usize;
+                for_each_batch(file, &bytes, &tm, group, specs, |first_row, columns| {
+                    let n = columns.first().map_or(0, |c| c.len);
+                    seen += n;
+                    if seen > counts[group] {
+                        return Err(unreadable(
+                            file,
+                            format!("row group {group} holds more rows than its metadata says"),
+                        ));
+                    }
+                    for i in 0..n {
+                        let kept = row(&mut x, columns, i)
+                            .map_err(|r| SnapshotError::at_row(file, first_row + i as u64, r))?;
+                        if let Some(item) = kept {
+                            // Never fails: at most one item per row.
+                            sink.push(item);
+                        }
+                    }
+                    Ok(())
+                })?;
+                if seen != counts[group] {
+                    return Err(unreadable(
+                        file,
+                        format!(
+                            "row group {group} holds {seen} rows, its metadata says {}",
+                            counts[group]
+                        ),
+                    ));
+                }
+                Ok(x)
+            })
+        },
+    );
+    checksum?;
+    scanned
 }
 
 /// A producer's disjoint window of the output vector's spare capacity.
@@ -765,19 +962,27 @@ impl<R> Sink<'_, R> {
 }
 
 /// Runs `produce(g, sink)` for every group in parallel, group `g` filling
-/// exactly `counts[g]` rows of one vector, in group order. Avoids building
-/// per-group vectors and concatenating them (tables run to tens of
-/// millions of rows). The first error in group order wins.
-fn fill_parallel<R, P>(file: &str, counts: &[usize], produce: P) -> Result<Vec<R>, SnapshotError>
+/// `counts[g]` slots of one vector, in group order: all of them when
+/// `exact`, else at most that many (the vector is then closed up in place).
+/// Avoids building per-group vectors and concatenating them (tables run
+/// to tens of millions of rows). Returns the groups' results in order; the
+/// first error in group order wins.
+fn fill_parallel<R, X, P>(
+    file: &str,
+    counts: &[usize],
+    exact: bool,
+    produce: P,
+) -> Result<(Vec<R>, Vec<X>), SnapshotError>
 where
     R: Send,
-    P: Fn(usize, &mut Sink<'_, R>) -> Result<(), SnapshotError> + Sync,
+    X: Send,
+    P: Fn(usize, &mut Sink<'_, R>) -> Result<X, SnapshotError> + Sync,
 {
     let total: usize = counts.iter().sum();
     let mut out: Vec<R> = Vec::new();
     out.try_reserve_exact(total)
         .map_err(|e| SnapshotError::new(file, format!("cannot allocate {total} rows: {e}")))?;
-    let results: Vec<(Result<(), SnapshotError>, usize)> = {
+    let results: Vec<(Result<X, SnapshotError>, usize)> = {
         let mut rest = &mut out.spare_capacity_mut()[..total];
         let mut sinks = Vec::with_capacity(counts.len());
         for &n in counts {
@@ -793,7 +998,7 @@ where
             .enumerate()
             .map(|(group, mut sink)| {
                 let mut result = produce(group, &mut sink);
-                if result.is_ok() && sink.len != sink.slots.len() {
+                if exact && result.is_ok() && sink.len != sink.slots.len() {
                     result = Err(unreadable(
                         file,
                         format!(
@@ -807,32 +1012,44 @@ where
             })
             .collect()
     };
-    let first_error = results.iter().find_map(|(r, _)| r.as_ref().err().cloned());
-    match first_error {
-        None => {
-            // SAFETY: every group succeeded and so initialised all of its
-            // `counts[g]` slots; the groups tile `0..total` exactly.
-            unsafe { out.set_len(total) };
-            Ok(out)
+    let base = out.as_mut_ptr();
+    if results.iter().all(|(r, _)| r.is_ok()) {
+        let mut len = 0;
+        let mut start = 0;
+        for ((_, written), &n) in results.iter().zip(counts) {
+            // SAFETY: group g initialised its first `written` slots from
+            // `start`; `len <= start`, so the move closes the gap before
+            // them (`copy` allows the overlap), and each value is moved once.
+            unsafe { std::ptr::copy(base.add(start), base.add(len), *written) };
+            len += written;
+            start += n;
         }
-        Some(err) => {
-            let base = out.as_mut_ptr();
-            let mut start = 0;
-            for ((_, written), &n) in results.iter().zip(counts) {
-                // SAFETY: group g initialised exactly its first `written`
-                // slots, starting at `start`; `out`'s length stays 0, so
-                // they are dropped here once and never again.
-                unsafe {
-                    std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
-                        base.add(start),
-                        *written,
-                    ));
-                }
-                start += n;
-            }
-            Err(err)
+        // SAFETY: the first `len` slots now hold the groups' values.
+        unsafe { out.set_len(len) };
+        if len < total {
+            out.shrink_to_fit();
         }
+        let extras = results
+            .into_iter()
+            .map(|(r, _)| r.ok())
+            .collect::<Option<Vec<X>>>();
+        return Ok((out, extras.expect("every group succeeded")));
     }
+    let mut start = 0;
+    for ((_, written), &n) in results.iter().zip(counts) {
+        // SAFETY: group g initialised exactly its first `written` slots,
+        // starting at `start`; `out`'s length stays 0, so they are dropped
+        // here once and never again.
+        unsafe {
+            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
+                base.add(start),
+                *written,
+            ));
+        }
+        start += n;
+    }
+    let first_error = results.into_iter().find_map(|(r, _)| r.err());
+    Err(first_error.expect("some group failed"))
 }
 
 // ---------------------------------------------------------------------------
@@ -1060,20 +1277,145 @@ fn read_primary_lists(
     Ok(rows)
 }
 
+const RECORD_SPECS: [Spec; 3] = [
+    req("token_id", Kind::TokenId),
+    req("address", Kind::Address),
+    req("updated_at", Kind::Timestamp),
+];
+
+/// One validated `list_records` row, as the streaming loader sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RecordIn {
+    pub token_id: u64,
+    pub address: Address,
+    pub updated_at: i64,
+}
+
+fn record_in(c: &[Column<'_>], i: usize) -> Result<RecordIn, String> {
+    Ok(RecordIn {
+        token_id: c[0].token_id(i)?,
+        address: c[1].address(i)?,
+        updated_at: c[2].timestamp_ms(i)?,
+    })
+}
+
+const TAG_SPECS: [Spec; 4] = [
+    req("token_id", Kind::TokenId),
+    req("address", Kind::Address),
+    req("tag", Kind::Text),
+    req("updated_at", Kind::Timestamp),
+];
+
+/// One validated `list_record_tags` row, the tag borrowed from its batch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TagIn<'a> {
+    pub token_id: u64,
+    pub address: Address,
+    pub tag: &'a str,
+    pub updated_at: i64,
+}
+
+fn tag_in<'a>(c: &[Column<'a>], i: usize) -> Result<TagIn<'a>, String> {
+    let token_id = c[0].token_id(i)?;
+    let address = c[1].address(i)?;
+    let tag = c[2].text(i)?;
+    if tag.is_empty() {
+        return Err(format!("tag is empty (must be 1 to {MAX_TAG_BYTES} bytes)"));
+    }
+    if tag.len() > MAX_TAG_BYTES {
+        return Err(format!(
+            "tag is {} bytes, longer than {MAX_TAG_BYTES}",
+            tag.len()
+        ));
+    }
+    Ok(TagIn {
+        token_id,
+        address,
+        tag,
+        updated_at: c[3].timestamp_ms(i)?,
+    })
+}
+
+const OP_SPECS: [Spec; 4] = [
+    req("token_id", Kind::TokenId),
+    req("seq", Kind::Seq),
+    req("op", Kind::Op),
+    req("updated_at", Kind::Timestamp),
+];
+
+/// One validated `list_ops` row, its op parsed, the tag borrowed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OpIn<'a> {
+    pub token_id: u64,
+    pub seq: u64,
+    pub opcode: u8,
+    pub target: Address,
+    /// "" for follow and un-follow.
+    pub tag: &'a str,
+    pub updated_at: i64,
+}
+
+fn op_in<'a>(c: &[Column<'a>], i: usize) -> Result<OpIn<'a>, String> {
+    let token_id = c[0].token_id(i)?;
+    let seq = c[1].u64(i)?;
+    let (opcode, target, tag) =
+        Op::parse(c[2].bytes(i)?).map_err(|reason| format!("malformed op: {reason}"))?;
+    Ok(OpIn {
+        token_id,
+        seq,
+        opcode,
+        target,
+        tag,
+        updated_at: c[3].timestamp_ms(i)?,
+    })
+}
+
+/// The items `keep` makes of a table's rows, per table for the streaming
+/// loader (see [`scan_table`]). Every per-row rule is checked as the row
+/// readers check it; rules across rows (uniqueness) are the caller's.
+pub(crate) fn scan_list_records<T: Send, X: Send>(
+    src: &dyn SnapshotFiles,
+    entry: &TableEntry,
+    init: impl Fn() -> X + Sync,
+    keep: impl Fn(&mut X, RecordIn) -> Option<T> + Sync,
+) -> Result<(Vec<T>, Vec<X>), SnapshotError> {
+    scan_table(src, entry, &RECORD_SPECS, init, |x, c, i| {
+        Ok(keep(x, record_in(c, i)?))
+    })
+}
+
+pub(crate) fn scan_list_record_tags<T: Send, X: Send>(
+    src: &dyn SnapshotFiles,
+    entry: &TableEntry,
+    init: impl Fn() -> X + Sync,
+    keep: impl Fn(&mut X, TagIn<'_>) -> Option<T> + Sync,
+) -> Result<(Vec<T>, Vec<X>), SnapshotError> {
+    scan_table(src, entry, &TAG_SPECS, init, |x, c, i| {
+        Ok(keep(x, tag_in(c, i)?))
+    })
+}
+
+pub(crate) fn scan_list_ops<T: Send, X: Send>(
+    src: &dyn SnapshotFiles,
+    entry: &TableEntry,
+    init: impl Fn() -> X + Sync,
+    keep: impl Fn(&mut X, OpIn<'_>) -> Option<T> + Sync,
+) -> Result<(Vec<T>, Vec<X>), SnapshotError> {
+    scan_table(src, entry, &OP_SPECS, init, |x, c, i| {
+        Ok(keep(x, op_in(c, i)?))
+    })
+}
+
 fn read_list_records(
     dir: &dyn SnapshotFiles,
     e: &TableEntry,
 ) -> Result<Vec<RecordRow>, SnapshotError> {
-    const SPECS: [Spec; 3] = [
-        req("token_id", Kind::TokenId),
-        req("address", Kind::Address),
-        req("updated_at", Kind::Timestamp),
-    ];
-    let rows = read_table(dir, e, &SPECS, |c, i| {
+    let rows = read_table(dir, e, &RECORD_SPECS, |c, i| {
+        let r = record_in(c, i)?;
         Ok(RecordRow {
-            token_id: c[0].token_id(i)?,
-            address: c[1].address(i)?,
-            updated_at: c[2].timestamp_ms(i)?,
+            token_id: r.token_id,
+            address: r.address,
+            updated_at: r.updated_at,
         })
     })?;
     unique(
@@ -1096,30 +1438,13 @@ fn read_list_record_tags(
     dir: &dyn SnapshotFiles,
     e: &TableEntry,
 ) -> Result<Vec<TagRow>, SnapshotError> {
-    const SPECS: [Spec; 4] = [
-        req("token_id", Kind::TokenId),
-        req("address", Kind::Address),
-        req("tag", Kind::Text),
-        req("updated_at", Kind::Timestamp),
-    ];
-    let rows = read_table(dir, e, &SPECS, |c, i| {
-        let token_id = c[0].token_id(i)?;
-        let address = c[1].address(i)?;
-        let tag = c[2].text(i)?;
-        if tag.is_empty() {
-            return Err(format!("tag is empty (must be 1 to {MAX_TAG_BYTES} bytes)"));
-        }
-        if tag.len() > MAX_TAG_BYTES {
-            return Err(format!(
-                "tag is {} bytes, longer than {MAX_TAG_BYTES}",
-                tag.len()
-            ));
-        }
+    let rows = read_table(dir, e, &TAG_SPECS, |c, i| {
+        let t = tag_in(c, i)?;
         Ok(TagRow {
-            token_id,
-            address,
-            tag: tag.to_owned(),
-            updated_at: c[3].timestamp_ms(i)?,
+            token_id: t.token_id,
+            address: t.address,
+            tag: t.tag.to_owned(),
+            updated_at: t.updated_at,
         })
     })?;
     unique(
@@ -1146,21 +1471,17 @@ fn read_list_record_tags(
 }
 
 fn read_list_ops(dir: &dyn SnapshotFiles, e: &TableEntry) -> Result<Vec<OpRow>, SnapshotError> {
-    const SPECS: [Spec; 4] = [
-        req("token_id", Kind::TokenId),
-        req("seq", Kind::Seq),
-        req("op", Kind::Op),
-        req("updated_at", Kind::Timestamp),
-    ];
-    let rows = read_table(dir, e, &SPECS, |c, i| {
-        let token_id = c[0].token_id(i)?;
-        let seq = c[1].u64(i)?;
-        let op = Op::decode(c[2].bytes(i)?).map_err(|reason| format!("malformed op: {reason}"))?;
+    let rows = read_table(dir, e, &OP_SPECS, |c, i| {
+        let o = op_in(c, i)?;
         Ok(OpRow {
-            token_id,
-            seq,
-            op,
-            updated_at: c[3].timestamp_ms(i)?,
+            token_id: o.token_id,
+            seq: o.seq,
+            op: Op {
+                opcode: o.opcode,
+                target: o.target,
+                tag: o.tag.to_owned(),
+            },
+            updated_at: o.updated_at,
         })
     })?;
     // Producers write ops in seq order: strictly increasing seqs are unique

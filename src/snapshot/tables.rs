@@ -103,6 +103,17 @@ impl Op {
     /// Decodes `[0x01][opcode][0x01][0x01][20-byte address][tag...]`,
     /// returning the reason when the bytes are malformed.
     pub fn decode(bytes: &[u8]) -> Result<Op, String> {
+        let (opcode, target, tag) = Op::parse(bytes)?;
+        Ok(Op {
+            opcode,
+            target,
+            tag: tag.to_owned(),
+        })
+    }
+
+    /// [`Op::decode`] without allocating: (opcode, target, tag), the tag
+    /// borrowed from `bytes` ("" for follow and un-follow).
+    pub fn parse(bytes: &[u8]) -> Result<(u8, Address, &str), String> {
         if bytes.len() < 24 {
             return Err(format!("op is {} bytes, shorter than 24", bytes.len()));
         }
@@ -119,11 +130,7 @@ impl Op {
         let target: Address = bytes[4..24].try_into().expect("20 bytes");
         let tag_bytes = &bytes[24..];
         match opcode {
-            OP_FOLLOW | OP_UNFOLLOW if tag_bytes.is_empty() => Ok(Op {
-                opcode,
-                target,
-                tag: String::new(),
-            }),
+            OP_FOLLOW | OP_UNFOLLOW if tag_bytes.is_empty() => Ok((opcode, target, "")),
             OP_FOLLOW | OP_UNFOLLOW => Err(format!(
                 "op with opcode {opcode} is {} bytes, must be exactly 24",
                 bytes.len()
@@ -132,11 +139,7 @@ impl Op {
                 "op with opcode {opcode} has no tag (24 bytes, needs at least 25)"
             )),
             OP_TAG | OP_UNTAG => match std::str::from_utf8(tag_bytes) {
-                Ok(tag) => Ok(Op {
-                    opcode,
-                    target,
-                    tag: tag.to_owned(),
-                }),
+                Ok(tag) => Ok((opcode, target, tag)),
                 Err(_) => Err("op tag is not valid UTF-8".to_owned()),
             },
             other => Err(format!("unknown opcode {other}")),

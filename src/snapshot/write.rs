@@ -91,6 +91,41 @@ pub fn write_snapshot(
     std::fs::rename(&tmp, &manifest_path)
 }
 
+/// The snapshot of `tables` as in-memory files (one row group per table
+/// and no checksums): how tables built in code reach the loader.
+pub fn memory_files(created_at_ms: i64, tables: &Tables) -> std::io::Result<super::MemoryFiles> {
+    let mut files = std::collections::HashMap::new();
+    let mut entries = BTreeMap::new();
+    for name in TABLE_NAMES {
+        let batch = table_batch(name, tables);
+        let mut bytes = Vec::new();
+        let mut writer =
+            ArrowWriter::try_new(&mut bytes, batch.schema(), Some(writer_properties(None)))
+                .map_err(std::io::Error::other)?;
+        writer.write(&batch).map_err(std::io::Error::other)?;
+        writer.close().map_err(std::io::Error::other)?;
+        let file = format!("{name}.parquet");
+        files.insert(file.clone(), bytes::Bytes::from(bytes));
+        let rows = batch.num_rows() as u64;
+        entries.insert(
+            name.to_owned(),
+            TableEntry {
+                file,
+                rows,
+                sha256: None,
+            },
+        );
+    }
+    let manifest = Manifest {
+        format: FORMAT_V1.to_owned(),
+        created_at: crate::time::format_iso_ms(created_at_ms),
+        tables: entries,
+    };
+    let text = serde_json::to_vec(&manifest).map_err(std::io::Error::other)?;
+    files.insert("manifest.json".to_owned(), bytes::Bytes::from(text));
+    Ok(super::MemoryFiles(files))
+}
+
 /// Points `root/CURRENT` at snapshot `name` atomically and durably: temp
 /// file, fsync, rename over `CURRENT`, fsync of the root directory.
 pub fn publish(root: &Path, name: &str) -> std::io::Result<()> {

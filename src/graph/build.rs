@@ -1,0 +1,850 @@
+//! Builds the graph straight from the snapshot's Parquet tables.
+//!
+//! The three large tables (`list_ops`, `list_records`,
+//! `list_record_tags`) are never held as rows: each row group is decoded
+//! in parallel, every row validated and turned into the few bytes its
+//! index needs (a 16-byte op or edge, or nothing for an invisible row),
+//! and the decoded batch dropped. Phases run largest-transient first, so
+//! each phase's scratch space is freed before the next one's final arrays
+//! grow:
+//!
+//! 1. the small tables, read whole (lists, primary lists, profiles,
+//!    badges); addresses are interned to *provisional* ids as they are met;
+//! 2. `list_ops` -> the notification index, grouped by provisional target
+//!    (the order of a target's ops does not depend on account ids);
+//! 3. `list_records` -> 16-byte edges; then the account ids are made
+//!    final (address order), edges renumbered and sorted in place, the
+//!    forward CSR built and the edges dropped;
+//! 4. `list_record_tags` -> tag sets of visible records;
+//! 5. counts, the follower index, ranks, the leaderboard, search, badges.
+//!
+//! Rules across rows (uniqueness) are checked on the compact forms. Any
+//! fault sends the caller to the row reader (`read_snapshot_from`), which
+//! names the first fault exactly as SNAPSHOT.md and the tests expect.
+use std::cmp::Reverse;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use petgraph::csr::Csr;
+use petgraph::visit::EdgeRef;
+use rayon::prelude::*;
+
+use super::*;
+use crate::snapshot::{
+    checked_manifest, manifest_entries, read_small_tables, scan_list_ops, scan_list_record_tags,
+    scan_list_records, Address, BadgeRow, SnapshotFiles,
+};
+
+/// Why the streaming build stopped.
+pub(super) enum Stop {
+    /// The snapshot is invalid, or breaks a limit; the row reader names
+    /// the first fault when it is one of SNAPSHOT.md's.
+    Invalid(SnapshotError),
+    /// Valid so far, but `list_ops` is not in `seq` order in the file: the
+    /// notification order (ties by `seq`) needs the rows sorted first.
+    OpsOutOfOrder,
+}
+
+impl From<SnapshotError> for Stop {
+    fn from(e: SnapshotError) -> Self {
+        Stop::Invalid(e)
+    }
+}
+
+fn invalid(file: &str, reason: impl Into<String>) -> Stop {
+    Stop::Invalid(SnapshotError::new(file, reason))
+}
+
+/// Addresses to provisional ids, from many threads at once (sharded by
+/// the first address byte, which is uniform). `finish` turns them into
+/// final ids in address order.
+struct Interner {
+    shards: Box<[Mutex<FastMap<Address, u32>>]>,
+    next: AtomicU32,
+}
+
+impl Interner {
+    fn new() -> Self {
+        Interner {
+            shards: (0..256).map(|_| Mutex::default()).collect(),
+            next: AtomicU32::new(0),
+        }
+    }
+
+    fn id(&self, address: &Address) -> u32 {
+        let mut shard = self.shards[usize::from(address[0])]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        *shard
+            .entry(*address)
+            .or_insert_with(|| self.next.fetch_add(1, Ordering::Relaxed))
+    }
+
+    fn len(&self) -> usize {
+        self.next.load(Ordering::Relaxed) as usize
+    }
+
+    /// The addresses in order, and each provisional id's final id.
+    fn finish(self) -> (Vec<Address>, Vec<u32>) {
+        let shards: Vec<Vec<(Address, u32)>> = self
+            .shards
+            .into_vec()
+            .into_par_iter()
+            .map(|shard| {
+                let mut pairs: Vec<(Address, u32)> = shard
+                    .into_inner()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .into_iter()
+                    .collect();
+                pairs.sort_unstable();
+                pairs
+            })
+            .collect();
+        let n = self.next.into_inner() as usize;
+        let mut addresses = Vec::with_capacity(n);
+        let mut perm = vec![0u32; n];
+        // Shards are by first byte, so shard order is address order.
+        for (address, prov) in shards.into_iter().flatten() {
+            perm[prov as usize] = addresses.len() as u32;
+            addresses.push(address);
+        }
+        (addresses, perm)
+    }
+}
+
+/// The tag texts, interned from many threads.
+type SharedTags = Mutex<TagInterner>;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Builds the graph of the snapshot `src` holds.
+pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop> {
+    let mut timer = PhaseTimer(std::time::Instant::now());
+    let (manifest, created_at_ms) = checked_manifest(src)?;
+    let entries = manifest_entries(&manifest);
+    let rows = |i: usize| entries[i].rows;
+    let table_counts = TableCounts {
+        lists: rows(0),
+        primary_lists: rows(1),
+        list_records: rows(2),
+        list_record_tags: rows(3),
+        list_ops: rows(4),
+        ens: rows(5),
+        badge_events: rows(6),
+        badges: rows(7),
+    };
+    let [_, _, records_e, tags_e, ops_e, ens_e, ..] = entries[..] else {
+        unreachable!("one entry per table");
+    };
+
+    // 1. Small tables; the primary-list rule: primary_lists[A] == L and
+    // lists[L].user == A.
+    let small = read_small_tables(src, &entries)?;
+    timer.done("small tables");
+    let interner = Interner::new();
+    let primary: Vec<(u64, u32)> = {
+        let list_users: FastMap<u64, Address> =
+            small.lists.iter().map(|l| (l.token_id, l.user)).collect();
+        small
+            .primary_lists
+            .iter()
+            .filter(|p| list_users.get(&p.token_id) == Some(&p.address))
+            .map(|p| (p.token_id, interner.id(&p.address)))
+            .collect()
+    };
+    let (ens, badge_events, badges) = (small.ens, small.badge_events, small.badges);
+    drop((small.lists, small.primary_lists));
+    let primary_prov: FastMap<u64, u32> = primary.iter().copied().collect();
+    let profiles = ProfilesBuilder::new(&ens, &interner, &ens_e.file)?;
+    drop(ens);
+    for b in &badges {
+        interner.id(&b.address);
+    }
+    timer.done("primary lists, profiles");
+
+    // 2. Ops.
+    let tags = SharedTags::default();
+    let mut notifications = scan_ops(src, ops_e, &primary_prov, &interner, &tags)?;
+    timer.done("notifications");
+
+    // 3. Records, then final ids.
+    let edges = scan_records(src, records_e, &primary_prov, &interner)?;
+    drop(primary_prov);
+    timer.done("records scan");
+    let (addresses, perm) = interner.finish();
+    let n = addresses.len();
+    if n > 1 << ACTOR_BITS {
+        return Err(invalid(
+            &ops_e.file,
+            format!("more than 2^{ACTOR_BITS} accounts"),
+        ));
+    }
+    let following = forward_csr(edges, &perm, &records_e.file)?;
+    timer.done("forward csr");
+    notifications.renumber(&perm);
+    let mut primary_list = vec![0u64; n];
+    let mut primary_list_user: Vec<(u64, AccountId)> = primary
+        .into_iter()
+        .map(|(token, prov)| {
+            let id = perm[prov as usize];
+            primary_list[id as usize] = token;
+            (token, id)
+        })
+        .collect();
+    primary_list_user.par_sort_unstable();
+    let primary_list_user = lookup::ListUsers::new(primary_list_user);
+    let address_buckets = lookup::Buckets::new(n, |i| lookup::Buckets::of_address(&addresses[i]));
+    let account_id = |a: &Address| {
+        let range = address_buckets.range(lookup::Buckets::of_address(a));
+        let start = range.start;
+        addresses[range]
+            .binary_search(a)
+            .ok()
+            .map(|i| (start + i) as AccountId)
+    };
+    timer.done("final ids");
+    let (badge_events, holdings) = build_badges(&badge_events, &badges, |a| {
+        account_id(a).expect("badge holders were interned")
+    });
+    drop(badges);
+    timer.done("badges");
+
+    // 4. Record tags.
+    let mut tags = tags.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (record_tagsets, tagset_targets) = scan_tags(
+        src,
+        tags_e,
+        &primary_list_user,
+        &account_id,
+        &following,
+        &mut tags,
+    )?;
+    let mut tagged = vec![0u64; following.edge_count().div_ceil(64)];
+    for &(edge, _) in &record_tagsets {
+        tagged[edge as usize / 64] |= 1 << (edge % 64);
+    }
+    timer.done("tagsets");
+
+    // 5. Counts and the leaderboard, then the largest scratch space
+    // (search) before the follower index, then ranks.
+    let mut stats = vec![Counts::default(); n];
+    for f in 0..following.node_count() as u32 {
+        let targets = following.neighbors_slice(f);
+        stats[f as usize].following = targets.len() as u32;
+        for &t in targets {
+            stats[t as usize].followers += 1;
+        }
+    }
+    let mut leaderboard: Vec<AccountId> = (0..n as u32)
+        .filter(|&id| primary_list[id as usize] != 0 || stats[id as usize].followers > 0)
+        .collect();
+    leaderboard.par_sort_unstable_by_key(|&id| (Reverse(stats[id as usize].followers), id));
+    timer.done("counts, leaderboard");
+    let (profile_of, profiles, profile_text, names) = profiles.finish(n, &perm);
+    drop(perm);
+    let search = SearchIndex::build(&leaderboard, &addresses, |id| {
+        profiles.get(profile_of[id as usize] as usize).map(|slots| {
+            Profile {
+                arena: &profile_text,
+                slots,
+            }
+            .name()
+        })
+    });
+    timer.done("search index");
+    let name_buckets = lookup::Buckets::new(names.len(), |i| lookup::Buckets::of_hash(names[i].0));
+    let followers = build_follower_index(n, &following, &stats);
+    timer.done("follower index");
+    for (&(_, set), &to) in record_tagsets.iter().zip(&tagset_targets) {
+        let flags = tags.set_flags[set as usize];
+        if flags & FLAG_BLOCK != 0 {
+            stats[to as usize].blocks += 1;
+        }
+        if flags & FLAG_TOP8 != 0 {
+            stats[to as usize].top8 += 1;
+        }
+    }
+    let mutuals: Vec<u32> = (0..n as u32)
+        .into_par_iter()
+        .map(|x| {
+            if (x as usize) >= following.node_count() {
+                return 0;
+            }
+            following
+                .neighbors_slice(x)
+                .iter()
+                .filter(|&&u| following.neighbors_slice(u).binary_search(&x).is_ok())
+                .count() as u32
+        })
+        .collect();
+    for (s, m) in stats.iter_mut().zip(mutuals) {
+        s.mutuals = m;
+    }
+    let rank_tables = [
+        RankTable::new(stats.iter().map(|s| s.followers)),
+        RankTable::new(stats.iter().map(|s| s.following)),
+        RankTable::new(stats.iter().map(|s| s.mutuals)),
+        RankTable::new(stats.iter().map(|s| s.blocks)),
+        RankTable::new(stats.iter().map(|s| s.top8)),
+    ];
+    timer.done("tag counts, mutuals, ranks");
+    Ok(Graph {
+        name,
+        created_at_ms,
+        created_at: crate::time::format_iso_ms(created_at_ms),
+        table_counts,
+        addresses,
+        address_buckets,
+        primary_list,
+        primary_list_user,
+        following,
+        tagged,
+        record_tagsets,
+        followers,
+        tag_texts: tags.texts,
+        tag_ids: tags.ids,
+        tagsets: tags.sets,
+        tagset_flags: tags.set_flags,
+        counts: stats,
+        rank_tables,
+        leaderboard,
+        search,
+        profile_of,
+        profiles,
+        profile_text,
+        names,
+        name_buckets,
+        notification_rows: notifications.rows,
+        notifications: notifications.ops,
+        notification_tags: notifications.tags,
+        badge_events,
+        holdings,
+    })
+}
+
+/// Logs the time of each build phase at debug level.
+struct PhaseTimer(std::time::Instant);
+
+impl PhaseTimer {
+    fn done(&mut self, phase: &str) {
+        tracing::debug!(
+            phase,
+            ms = self.0.elapsed().as_millis() as u64,
+            "graph build phase"
+        );
+        self.0 = std::time::Instant::now();
+    }
+}
+
+/// One visible op as decoded: 16 bytes, grouped by `target` later.
+#[derive(Clone, Copy, Debug, Default)]
+struct OpItem {
+    updated_at: i64,
+    actor_op: u32,
+    target: u32,
+}
+
+/// What one row group of `list_ops` reports besides its ops.
+struct OpGroup {
+    kept: u32,
+    /// (index among the group's kept ops, tag id) of tag/untag ops.
+    tagged: Vec<(u32, u32)>,
+    seqs: Option<(u64, u64)>,
+    ordered: bool,
+}
+
+/// The notification index while account ids are provisional: rows by
+/// provisional target, actors provisional.
+struct NotificationsBuilder {
+    rows: Vec<(u32, u32)>,
+    ops: Vec<StoredOp>,
+    tags: Vec<(u32, u32)>,
+}
+
+impl NotificationsBuilder {
+    /// Final ids: actors renumbered in place, rows indexed by final id.
+    fn renumber(&mut self, perm: &[u32]) {
+        const ACTOR_MASK: u32 = (1 << ACTOR_BITS) - 1;
+        self.ops.par_iter_mut().for_each(|op| {
+            let actor_op = op.actor_op;
+            op.actor_op = (actor_op & !ACTOR_MASK) | perm[(actor_op & ACTOR_MASK) as usize];
+        });
+        let mut rows = vec![(0u32, 0u32); perm.len()];
+        for (prov, &row) in self.rows.iter().enumerate() {
+            rows[perm[prov] as usize] = row;
+        }
+        self.rows = rows;
+    }
+}
+
+fn scan_ops(
+    src: &dyn SnapshotFiles,
+    e: &TableEntry,
+    primary: &FastMap<u64, u32>,
+    interner: &Interner,
+    tags: &SharedTags,
+) -> Result<NotificationsBuilder, Stop> {
+    let (items, groups) = scan_list_ops(
+        src,
+        e,
+        || OpGroup {
+            kept: 0,
+            tagged: Vec::new(),
+            seqs: None,
+            ordered: true,
+        },
+        |g: &mut OpGroup, o| {
+            g.seqs = match g.seqs {
+                None => Some((o.seq, o.seq)),
+                Some((first, last)) => {
+                    g.ordered &= last < o.seq;
+                    Some((first, o.seq))
+                }
+            };
+            let &actor = primary.get(&o.token_id)?;
+            let target = interner.id(&o.target);
+            if !o.tag.is_empty() {
+                let tag = lock(tags).tag(o.tag);
+                g.tagged.push((g.kept, tag));
+            }
+            g.kept += 1;
+            Some(OpItem {
+                updated_at: o.updated_at,
+                actor_op: actor | (u32::from(o.opcode) << ACTOR_BITS),
+                target,
+            })
+        },
+    )?;
+    // Strictly increasing seqs in file order are unique and make file
+    // order the tie-break order.
+    let mut last: Option<u64> = None;
+    for g in &groups {
+        if let Some((first, end)) = g.seqs {
+            if !g.ordered || last.is_some_and(|l| l >= first) {
+                return Err(Stop::OpsOutOfOrder);
+            }
+            last = Some(end);
+        }
+    }
+    if items.len() > u32::MAX as usize {
+        return Err(invalid(&e.file, "more than 2^32 visible ops"));
+    }
+    // (op index, tag) of tag/untag ops, op indexes ascending.
+    let mut tagged: Vec<(u32, u32)> = Vec::new();
+    let mut base = 0u32;
+    for g in groups {
+        tagged.extend(g.tagged.iter().map(|&(i, tag)| (base + i, tag)));
+        base += g.kept;
+    }
+    Ok(group_ops(items, tagged, interner.len()))
+}
+
+/// Groups ops by target, each target's newest first (`updated_at`
+/// descending, then `seq` descending: file order reversed). A counting
+/// sort over the reversed ops, then a sort of the rows out of time order.
+fn group_ops(items: Vec<OpItem>, tagged: Vec<(u32, u32)>, n: usize) -> NotificationsBuilder {
+    let len = items.len();
+    let offsets = row_offsets(n, items.iter().map(|o| o.target));
+    let rev = |i: usize| &items[len - 1 - i];
+    let mut ops: Vec<StoredOp> = scatter_rows(
+        &offsets,
+        len,
+        |i| rev(i).target,
+        |i| StoredOp {
+            updated_at: rev(i).updated_at,
+            actor_op: rev(i).actor_op,
+        },
+    );
+    // Where the tagged ops landed: the same scan, counting per row.
+    let mut tags: Vec<(u32, u32)> = Vec::with_capacity(tagged.len());
+    if !tagged.is_empty() {
+        let mut cursor: Vec<u32> = offsets[..n].iter().map(|&o| o as u32).collect();
+        let mut next_tagged = tagged.len();
+        for i in 0..len {
+            let item = len - 1 - i;
+            let c = &mut cursor[items[item].target as usize];
+            if next_tagged > 0 && tagged[next_tagged - 1].0 as usize == item {
+                next_tagged -= 1;
+                tags.push((*c, tagged[next_tagged].1));
+            }
+            *c += 1;
+        }
+        tags.par_sort_unstable();
+    }
+    drop(items);
+    sort_rows_newest_first(&mut ops, &mut tags, &offsets);
+    let rows = offsets
+        .windows(2)
+        .map(|w| (w[0] as u32, w[1] as u32))
+        .collect();
+    NotificationsBuilder { rows, ops, tags }
+}
+
+/// Sorts every row of `ops` by `updated_at` descending, stably (rows hold
+/// `seq` descending already), moving the (position, tag) entries of
+/// `tags` along.
+fn sort_rows_newest_first(ops: &mut [StoredOp], tags: &mut [(u32, u32)], offsets: &[usize]) {
+    let rows = offsets.len() - 1;
+    let parts = (rayon::current_num_threads() * 16).min(rows.max(1));
+    let mut work = Vec::with_capacity(parts);
+    let (mut ops_rest, mut tags_rest) = (ops, tags);
+    let mut row = 0;
+    for k in 1..=parts {
+        let end_row = rows * k / parts;
+        let (o, ot) = std::mem::take(&mut ops_rest).split_at_mut(offsets[end_row] - offsets[row]);
+        let split = tags_rest.partition_point(|&(p, _)| (p as usize) < offsets[end_row]);
+        let (t, tt) = std::mem::take(&mut tags_rest).split_at_mut(split);
+        work.push((row..end_row, o, t));
+        (ops_rest, tags_rest, row) = (ot, tt, end_row);
+    }
+    work.into_par_iter().for_each(|(range, ops, tags)| {
+        let base = offsets[range.start];
+        let mut order: Vec<(Reverse<i64>, u32)> = Vec::new();
+        let mut moved: Vec<StoredOp> = Vec::new();
+        let mut new_pos: Vec<u32> = Vec::new();
+        for r in range {
+            let (a, b) = (offsets[r] - base, offsets[r + 1] - base);
+            let row = &mut ops[a..b];
+            if row.windows(2).all(|w| {
+                let (x, y) = (w[0].updated_at, w[1].updated_at);
+                x >= y
+            }) {
+                continue;
+            }
+            order.clear();
+            order.extend(
+                row.iter()
+                    .enumerate()
+                    .map(|(i, o)| (Reverse(o.updated_at), i as u32)),
+            );
+            order.sort_unstable();
+            moved.clear();
+            moved.extend(order.iter().map(|&(_, i)| row[i as usize]));
+            row.copy_from_slice(&moved);
+            let lo = tags.partition_point(|&(p, _)| (p as usize) < offsets[r]);
+            let hi = tags.partition_point(|&(p, _)| (p as usize) < offsets[r + 1]);
+            if lo < hi {
+                new_pos.clear();
+                new_pos.resize(row.len(), 0);
+                for (j, &(_, i)) in order.iter().enumerate() {
+                    new_pos[i as usize] = j as u32;
+                }
+                for t in &mut tags[lo..hi] {
+                    t.0 = offsets[r] as u32 + new_pos[t.0 as usize - offsets[r]];
+                }
+                tags[lo..hi].sort_unstable();
+            }
+        }
+    });
+}
+
+/// Visible records as (follower, target, updated_at) in provisional ids.
+type Edge = (u32, u32, i64);
+
+fn scan_records(
+    src: &dyn SnapshotFiles,
+    e: &TableEntry,
+    primary: &FastMap<u64, u32>,
+    interner: &Interner,
+) -> Result<Vec<Edge>, Stop> {
+    let (edges, groups) = scan_list_records(
+        src,
+        e,
+        Vec::new,
+        |invisible: &mut Vec<(u64, Address)>, r| match primary.get(&r.token_id) {
+            Some(&f) => Some((f, interner.id(&r.address), r.updated_at)),
+            None => {
+                invisible.push((r.token_id, r.address));
+                None
+            }
+        },
+    )?;
+    // (token_id, address) unique: the visible rows' keys map one to one
+    // to (follower, target), checked once sorted; the others here.
+    let mut invisible: Vec<(u64, Address)> = groups.concat();
+    invisible.par_sort_unstable();
+    if invisible.windows(2).any(|w| w[0] == w[1]) {
+        return Err(invalid(&e.file, "duplicate (token_id, address)"));
+    }
+    Ok(edges)
+}
+
+/// Renumbers the edges to final ids, sorts them in place and builds the
+/// forward CSR from them.
+fn forward_csr(
+    mut edges: Vec<Edge>,
+    perm: &[u32],
+    file: &str,
+) -> Result<Csr<(), i64, petgraph::Directed, u32>, Stop> {
+    if edges.len() > u32::MAX as usize {
+        return Err(invalid(file, "more than 2^32 visible records"));
+    }
+    edges.par_iter_mut().for_each(|e| {
+        e.0 = perm[e.0 as usize];
+        e.1 = perm[e.1 as usize];
+    });
+    edges.par_sort_unstable_by_key(|e| (u64::from(e.0) << 32) | u64::from(e.1));
+    if edges
+        .par_windows(2)
+        .any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
+    {
+        return Err(invalid(file, "duplicate (token_id, address)"));
+    }
+    Ok(Csr::from_sorted_edges(&edges).expect("edges are sorted by (follower, target) and unique"))
+}
+
+/// (edge index, tag set) of the records with visible tags, by edge, and
+/// each one's target.
+type RecordTagsets = (Vec<(u32, u32)>, Vec<AccountId>);
+
+/// The visible tag sets: (edge index, set id) of every record that has
+/// any, sorted; every tag row checked for uniqueness on the way.
+fn scan_tags(
+    src: &dyn SnapshotFiles,
+    e: &TableEntry,
+    primary_list_user: &lookup::ListUsers,
+    account_id: &(impl Fn(&Address) -> Option<AccountId> + Sync),
+    following: &Csr<(), i64, petgraph::Directed, u32>,
+    tags: &mut TagInterner,
+) -> Result<RecordTagsets, Stop> {
+    // Every row's key for the uniqueness rule, its tag as an id of its own
+    // (the graph's ids are for visible tags only).
+    let all_tags: Mutex<FastMap<Box<str>, u32>> = Mutex::default();
+    let shared = Mutex::new(std::mem::take(tags));
+    let (mut visible, keys) = scan_list_record_tags(
+        src,
+        e,
+        Vec::new,
+        |keys: &mut Vec<(u64, Address, u32)>, t| {
+            let key_tag = {
+                let mut all = lock(&all_tags);
+                let next = all.len() as u32;
+                *all.entry(t.tag.into()).or_insert(next)
+            };
+            keys.push((t.token_id, t.address, key_tag));
+            let f = primary_list_user.get(t.token_id)?;
+            // A target no visible record has was never interned: invisible.
+            let to = account_id(&t.address)?;
+            if f as usize >= following.node_count() {
+                return None;
+            }
+            let i = following.neighbors_slice(f).binary_search(&to).ok()?;
+            let edge = following.edges(f).next().map_or(0, |e| e.id()) + i;
+            Some((edge as u32, lock(&shared).tag(t.tag), to))
+        },
+    )?;
+    *tags = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut keys = keys.concat();
+    keys.par_sort_unstable();
+    if keys.windows(2).any(|w| w[0] == w[1]) {
+        return Err(invalid(&e.file, "duplicate (token_id, address, tag)"));
+    }
+    drop(keys);
+    visible.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0).then_with(|| {
+            tags.texts[a.1 as usize]
+                .as_bytes()
+                .cmp(tags.texts[b.1 as usize].as_bytes())
+        })
+    });
+    let mut sets = Vec::new();
+    let mut targets = Vec::new();
+    let mut group: Vec<u32> = Vec::new();
+    for chunk in visible.chunk_by(|a, b| a.0 == b.0) {
+        group.clear();
+        group.extend(chunk.iter().map(|&(_, tag, _)| tag));
+        sets.push((chunk[0].0, tags.set(&group)));
+        targets.push(chunk[0].2);
+    }
+    Ok((sets, targets))
+}
+
+/// Profiles while account ids are provisional.
+struct ProfilesBuilder {
+    /// The provisional id of each profile (`ens` row order).
+    ids: Vec<u32>,
+    slots: Vec<ProfileSlots>,
+    arena: String,
+    /// (hash of the lower-cased name, provisional id).
+    names: Vec<(u64, u32)>,
+}
+
+impl ProfilesBuilder {
+    fn new(ens: &[EnsRow], interner: &Interner, file: &str) -> Result<Self, Stop> {
+        let mut arena = String::new();
+        let mut put = |text: Option<&str>| -> Result<TextRef, Stop> {
+            let Some(text) = text else {
+                return Ok(NULL_TEXT);
+            };
+            let start = u32::try_from(arena.len())
+                .ok()
+                .filter(|s| {
+                    s.checked_add(text.len() as u32).is_some() && text.len() < u32::MAX as usize
+                })
+                .ok_or_else(|| invalid(file, "more than 4 GiB of profile text"))?;
+            arena.push_str(text);
+            Ok(TextRef {
+                start,
+                len: text.len() as u32,
+            })
+        };
+        let mut ids = Vec::with_capacity(ens.len());
+        let mut names = Vec::with_capacity(ens.len());
+        let mut slots = Vec::with_capacity(ens.len());
+        for e in ens {
+            let id = interner.id(&e.address);
+            ids.push(id);
+            names.push((name_hash(&e.name.to_lowercase()), id));
+            slots.push(ProfileSlots {
+                texts: [
+                    put(Some(&e.name))?,
+                    put(e.avatar.as_deref())?,
+                    put(e.header.as_deref())?,
+                    put(e.display.as_deref())?,
+                    put(e.records.as_deref())?,
+                    put(e.chains.as_deref())?,
+                    put(e.resolver.as_deref())?,
+                    put(e.errors.as_deref())?,
+                ],
+                fresh: e.fresh,
+            });
+        }
+        arena.shrink_to_fit();
+        Ok(ProfilesBuilder {
+            ids,
+            slots,
+            arena,
+            names,
+        })
+    }
+
+    fn finish(self, n: usize, perm: &[u32]) -> Profiles {
+        let mut profile_of = vec![NO_PROFILE; n];
+        for (row, &prov) in self.ids.iter().enumerate() {
+            profile_of[perm[prov as usize] as usize] = row as u32;
+        }
+        let mut names = self.names;
+        for name in &mut names {
+            name.1 = perm[name.1 as usize];
+        }
+        names.par_sort_unstable();
+        (profile_of, self.slots, self.arena, names)
+    }
+}
+
+/// T's followers in both orders, from the forward CSR: a counting sort of
+/// (follower, time) by target (followers ascending within each row, the
+/// CSR being scanned in follower order), then each row sorted.
+fn build_follower_index(
+    n: usize,
+    following: &Csr<(), i64, petgraph::Directed, u32>,
+    stats: &[Counts],
+) -> FollowerIndex {
+    let offsets = {
+        let mut counts = vec![0usize; n + 1];
+        for f in 0..following.node_count() as u32 {
+            for &t in following.neighbors_slice(f) {
+                counts[t as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        counts
+    };
+    // Edges in follower order, as (target, follower, time).
+    let each_edge = |put: &mut dyn FnMut(u32, AccountId, i64)| {
+        for f in 0..following.node_count() as u32 {
+            for (&t, &at) in following
+                .neighbors_slice(f)
+                .iter()
+                .zip(following.edges_slice(f))
+            {
+                put(t, f, at);
+            }
+        }
+    };
+    let mut latest: Vec<AccountId> =
+        scatter_rows_with(&offsets, |put| each_edge(&mut |t, f, _| put(t, f)));
+    let mut at: Vec<i64> = scatter_rows_with(&offsets, |put| each_edge(&mut |t, _, at| put(t, at)));
+    {
+        let mut rows: Vec<(&mut [AccountId], &mut [i64])> = Vec::with_capacity(n);
+        let (mut ids, mut ts) = (latest.as_mut_slice(), at.as_mut_slice());
+        for w in offsets.windows(2) {
+            let (a, ids_rest) = std::mem::take(&mut ids).split_at_mut(w[1] - w[0]);
+            let (b, ts_rest) = std::mem::take(&mut ts).split_at_mut(w[1] - w[0]);
+            rows.push((a, b));
+            (ids, ts) = (ids_rest, ts_rest);
+        }
+        rows.into_par_iter()
+            .filter(|(ids, _)| ids.len() > 1)
+            .for_each_init(
+                Vec::new,
+                |buf: &mut Vec<(Reverse<i64>, AccountId)>, (ids, ts)| {
+                    // Newest first; equal times keep ascending follower ids.
+                    buf.clear();
+                    buf.extend(ts.iter().zip(ids.iter()).map(|(&t, &f)| (Reverse(t), f)));
+                    buf.sort_unstable();
+                    for (slot, &(_, f)) in ids.iter_mut().zip(buf.iter()) {
+                        *slot = f;
+                    }
+                },
+            );
+    }
+    drop(at);
+    let mut by_count = latest.clone();
+    for_each_row_mut(&mut by_count, &offsets, |row| {
+        row.sort_unstable_by_key(|&f| (Reverse(stats[f as usize].followers), f));
+    });
+    FollowerIndex {
+        offsets,
+        latest,
+        by_count,
+    }
+}
+
+fn build_badges(
+    events: &[BadgeEventRow],
+    badges: &[BadgeRow],
+    id_of: impl Fn(&Address) -> AccountId,
+) -> Badges {
+    let mut events: Vec<&BadgeEventRow> = events.iter().collect();
+    events.sort_by_key(|e| e.position);
+    let index: FastMap<i64, u32> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.event_id, i as u32))
+        .collect();
+    let badge_events = events
+        .iter()
+        .map(|e| BadgeEvent {
+            event_id: e.event_id,
+            event_json: event_json(e).into_boxed_str(),
+        })
+        .collect();
+    let mut by_account: FastMap<AccountId, Vec<Holding>> = FastMap::default();
+    for b in badges {
+        // The reader guarantees every badge names an existing event.
+        let Some(&event) = index.get(&b.event_id) else {
+            continue;
+        };
+        by_account
+            .entry(id_of(&b.address))
+            .or_default()
+            .push(Holding {
+                event,
+                token_id: b.token_id.as_str().into(),
+                owner: b.owner.as_str().into(),
+            });
+    }
+    let holdings = by_account
+        .into_iter()
+        .map(|(id, mut h)| {
+            h.sort_by_key(|h| h.event);
+            (id, h.into_boxed_slice())
+        })
+        .collect();
+    (badge_events, holdings)
+}
