@@ -196,14 +196,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     primary_list_user.par_sort_unstable();
     let primary_list_user = lookup::ListUsers::new(primary_list_user);
     let address_buckets = lookup::Buckets::new(n, |i| lookup::Buckets::of_address(&addresses[i]));
-    let account_id = |a: &Address| {
-        let range = address_buckets.range(lookup::Buckets::of_address(a));
-        let start = range.start;
-        addresses[range]
-            .binary_search(a)
-            .ok()
-            .map(|i| (start + i) as AccountId)
-    };
+    let account_id = |a: &Address| lookup::find_address(&addresses, &address_buckets, a);
     timer.done("final ids");
     let (badge_events, holdings) = build_badges(&badge_events, &badges, |a| {
         account_id(a).expect("badge holders were interned")
@@ -742,18 +735,11 @@ fn build_follower_index(
     following: &Csr<(), i64, petgraph::Directed, u32>,
     stats: &[Counts],
 ) -> FollowerIndex {
-    let offsets = {
-        let mut counts = vec![0usize; n + 1];
-        for f in 0..following.node_count() as u32 {
-            for &t in following.neighbors_slice(f) {
-                counts[t as usize + 1] += 1;
-            }
-        }
-        for i in 0..n {
-            counts[i + 1] += counts[i];
-        }
-        counts
-    };
+    let offsets = row_offsets(
+        n,
+        (0..following.node_count() as u32)
+            .flat_map(|f| following.neighbors_slice(f).iter().copied()),
+    );
     // Edges in follower order, as (target, follower, time).
     let each_edge = |put: &mut dyn FnMut(u32, AccountId, i64)| {
         for f in 0..following.node_count() as u32 {

@@ -52,6 +52,21 @@ impl Buckets {
     }
 }
 
+/// The id (index) of `address` in the sorted `addresses`, `buckets` being
+/// their [`Buckets`] by [`Buckets::of_address`].
+pub fn find_address(
+    addresses: &[[u8; 20]],
+    buckets: &Buckets,
+    address: &[u8; 20],
+) -> Option<AccountId> {
+    let range = buckets.range(Buckets::of_address(address));
+    let start = range.start;
+    addresses[range]
+        .binary_search(address)
+        .ok()
+        .map(|i| (start + i) as AccountId)
+}
+
 /// Primary list token id -> its user. Token ids are minted in sequence, so
 /// they are usually dense: then a direct table (4 bytes per id, one cache
 /// miss); otherwise the sorted pairs.

@@ -378,14 +378,7 @@ impl Graph {
     }
 
     pub fn account_id(&self, address: &Address) -> Option<AccountId> {
-        let range = self
-            .address_buckets
-            .range(lookup::Buckets::of_address(address));
-        let start = range.start;
-        self.addresses[range]
-            .binary_search(address)
-            .ok()
-            .map(|i| (start + i) as AccountId)
+        lookup::find_address(&self.addresses, &self.address_buckets, address)
     }
     pub fn address(&self, id: AccountId) -> &Address {
         &self.addresses[id as usize]
