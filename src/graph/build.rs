@@ -22,17 +22,17 @@
 //! fault sends the caller to the row reader (`read_snapshot_from`), which
 //! names the first fault exactly as SNAPSHOT.md and the tests expect.
 use std::cmp::Reverse;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use petgraph::csr::Csr;
 use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
 
+use super::intern::Interner;
 use super::*;
 use crate::snapshot::{
     checked_manifest, manifest_entries, read_small_tables, scan_list_ops, scan_list_record_tags,
-    scan_list_records, Address, BadgeRow, SnapshotFiles,
+    scan_list_records, Address, BadgeRow, PrimaryListRow, SnapshotFiles,
 };
 
 /// Why the streaming build stopped.
@@ -55,60 +55,41 @@ fn invalid(file: &str, reason: impl Into<String>) -> Stop {
     Stop::Invalid(SnapshotError::new(file, reason))
 }
 
-/// Addresses to provisional ids, from many threads at once (sharded by
-/// the first address byte, which is uniform). `finish` turns them into
-/// final ids in address order.
-struct Interner {
-    shards: Box<[Mutex<FastMap<Address, u32>>]>,
-    next: AtomicU32,
+/// A list's token id to its user's provisional id, for primary lists:
+/// a plain table when token ids are dense (as minted: 1, 2, 3, ...), which
+/// turns the loader's ~50M lookups into mostly-cached array reads; a hash
+/// map otherwise.
+enum PrimaryUsers {
+    Dense(Vec<u32>),
+    Sparse(FastMap<u64, u32>),
 }
 
-impl Interner {
-    fn new() -> Self {
-        Interner {
-            shards: (0..256).map(|_| Mutex::default()).collect(),
-            next: AtomicU32::new(0),
+impl PrimaryUsers {
+    const NONE: u32 = u32::MAX;
+
+    fn new(pairs: &[(u64, u32)]) -> Self {
+        let max = pairs.iter().map(|p| p.0).max().unwrap_or(0);
+        if max <= 4 * pairs.len() as u64 + 1024 {
+            let mut table = vec![Self::NONE; max as usize + 1];
+            for &(token, user) in pairs {
+                table[token as usize] = user;
+            }
+            PrimaryUsers::Dense(table)
+        } else {
+            PrimaryUsers::Sparse(pairs.iter().copied().collect())
         }
     }
 
-    fn id(&self, address: &Address) -> u32 {
-        let mut shard = self.shards[usize::from(address[0])]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        *shard
-            .entry(*address)
-            .or_insert_with(|| self.next.fetch_add(1, Ordering::Relaxed))
-    }
-
-    fn len(&self) -> usize {
-        self.next.load(Ordering::Relaxed) as usize
-    }
-
-    /// The addresses in order, and each provisional id's final id.
-    fn finish(self) -> (Vec<Address>, Vec<u32>) {
-        let shards: Vec<Vec<(Address, u32)>> = self
-            .shards
-            .into_vec()
-            .into_par_iter()
-            .map(|shard| {
-                let mut pairs: Vec<(Address, u32)> = shard
-                    .into_inner()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .into_iter()
-                    .collect();
-                pairs.sort_unstable();
-                pairs
-            })
-            .collect();
-        let n = self.next.into_inner() as usize;
-        let mut addresses = Vec::with_capacity(n);
-        let mut perm = vec![0u32; n];
-        // Shards are by first byte, so shard order is address order.
-        for (address, prov) in shards.into_iter().flatten() {
-            perm[prov as usize] = addresses.len() as u32;
-            addresses.push(address);
+    #[inline]
+    fn get(&self, token: u64) -> Option<u32> {
+        match self {
+            PrimaryUsers::Dense(table) => usize::try_from(token)
+                .ok()
+                .and_then(|t| table.get(t))
+                .copied()
+                .filter(|&u| u != Self::NONE),
+            PrimaryUsers::Sparse(map) => map.get(&token).copied(),
         }
-        (addresses, perm)
     }
 }
 
@@ -143,36 +124,49 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     // lists[L].user == A.
     let small = read_small_tables(src, &entries)?;
     timer.done("small tables");
-    let interner = Interner::new();
+    // Most accounts have a list or a profile; the table grows if not.
+    let interner = Interner::new(small.lists.len() + small.ens.len());
     let primary: Vec<(u64, u32)> = {
-        let list_users: FastMap<u64, Address> =
+        let mut list_users: Vec<(u64, Address)> =
             small.lists.iter().map(|l| (l.token_id, l.user)).collect();
-        small
+        list_users.par_sort_unstable_by_key(|l| l.0);
+        let user_of = |token: u64| {
+            let i = list_users.binary_search_by_key(&token, |l| l.0).ok()?;
+            Some(list_users[i].1)
+        };
+        let kept: Vec<&PrimaryListRow> = small
             .primary_lists
-            .iter()
-            .filter(|p| list_users.get(&p.token_id) == Some(&p.address))
-            .map(|p| (p.token_id, interner.id(&p.address)))
+            .par_iter()
+            .filter(|p| user_of(p.token_id) == Some(p.address))
+            .collect();
+        let users: Vec<Address> = kept.iter().map(|p| p.address).collect();
+        kept.iter()
+            .map(|p| p.token_id)
+            .zip(interner.ids_par(&users))
             .collect()
     };
     let (ens, badge_events, badges) = (small.ens, small.badge_events, small.badges);
     drop((small.lists, small.primary_lists));
-    let primary_prov: FastMap<u64, u32> = primary.iter().copied().collect();
+    let primary_prov = PrimaryUsers::new(&primary);
+    timer.done("primary lists");
     let profiles = ProfilesBuilder::new(&ens, &interner, &ens_e.file)?;
     drop(ens);
-    for b in &badges {
-        interner.id(&b.address);
-    }
-    timer.done("primary lists, profiles");
+    let holders: Vec<Address> = badges.iter().map(|b| b.address).collect();
+    interner.ids_par(&holders);
+    timer.done("profiles");
 
     // 2. Ops.
     let tags = SharedTags::default();
-    let mut notifications = scan_ops(src, ops_e, &primary_prov, &interner, &tags)?;
+    let (ops, tagged_ops) = scan_ops(src, ops_e, &primary_prov, &interner, &tags)?;
+    timer.done("list_ops scan");
+    let mut notifications = group_ops(ops, tagged_ops, interner.len());
     timer.done("notifications");
 
     // 3. Records, then final ids.
     let edges = scan_records(src, records_e, &primary_prov, &interner)?;
     drop(primary_prov);
     timer.done("records scan");
+    tracing::debug!(accounts = interner.len(), "addresses interned");
     let (addresses, perm) = interner.finish();
     let n = addresses.len();
     if n > 1 << ACTOR_BITS {
@@ -341,6 +335,9 @@ struct OpItem {
 
 /// What one row group of `list_ops` reports besides its ops.
 struct OpGroup {
+    /// The targets of the kept ops, interned once the group is read (an
+    /// op's `target` is its index here until then).
+    targets: Vec<Address>,
     kept: u32,
     /// (index among the group's kept ops, tag id) of tag/untag ops.
     tagged: Vec<(u32, u32)>,
@@ -375,14 +372,15 @@ impl NotificationsBuilder {
 fn scan_ops(
     src: &dyn SnapshotFiles,
     e: &TableEntry,
-    primary: &FastMap<u64, u32>,
+    primary: &PrimaryUsers,
     interner: &Interner,
     tags: &SharedTags,
-) -> Result<NotificationsBuilder, Stop> {
+) -> Result<(Vec<OpItem>, Vec<(u32, u32)>), Stop> {
     let (items, groups) = scan_list_ops(
         src,
         e,
         || OpGroup {
+            targets: Vec::new(),
             kept: 0,
             tagged: Vec::new(),
             seqs: None,
@@ -396,18 +394,24 @@ fn scan_ops(
                     Some((first, o.seq))
                 }
             };
-            let &actor = primary.get(&o.token_id)?;
-            let target = interner.id(&o.target);
+            let actor = primary.get(o.token_id)?;
             if !o.tag.is_empty() {
                 let tag = lock(tags).tag(o.tag);
                 g.tagged.push((g.kept, tag));
             }
+            g.targets.push(o.target);
             g.kept += 1;
             Some(OpItem {
                 updated_at: o.updated_at,
                 actor_op: actor | (u32::from(o.opcode) << ACTOR_BITS),
-                target,
+                target: g.kept - 1,
             })
+        },
+        |g, ops| {
+            let ids = interned(interner, &mut g.targets);
+            for op in ops {
+                op.target = ids[op.target as usize];
+            }
         },
     )?;
     // Strictly increasing seqs in file order are unique and make file
@@ -431,7 +435,7 @@ fn scan_ops(
         tagged.extend(g.tagged.iter().map(|&(i, tag)| (base + i, tag)));
         base += g.kept;
     }
-    Ok(group_ops(items, tagged, interner.len()))
+    Ok((items, tagged))
 }
 
 /// Groups ops by target, each target's newest first (`updated_at`
@@ -539,29 +543,53 @@ type Edge = (u32, u32, i64);
 fn scan_records(
     src: &dyn SnapshotFiles,
     e: &TableEntry,
-    primary: &FastMap<u64, u32>,
+    primary: &PrimaryUsers,
     interner: &Interner,
 ) -> Result<Vec<Edge>, Stop> {
+    #[derive(Default)]
+    struct RecordGroup {
+        invisible: Vec<(u64, Address)>,
+        /// The kept records' targets; an edge's target is its index here
+        /// until the group is read.
+        targets: Vec<Address>,
+    }
     let (edges, groups) = scan_list_records(
         src,
         e,
-        Vec::new,
-        |invisible: &mut Vec<(u64, Address)>, r| match primary.get(&r.token_id) {
-            Some(&f) => Some((f, interner.id(&r.address), r.updated_at)),
+        RecordGroup::default,
+        |g: &mut RecordGroup, r| match primary.get(r.token_id) {
+            Some(f) => {
+                g.targets.push(r.address);
+                Some((f, g.targets.len() as u32 - 1, r.updated_at))
+            }
             None => {
-                invisible.push((r.token_id, r.address));
+                g.invisible.push((r.token_id, r.address));
                 None
+            }
+        },
+        |g, edges| {
+            let ids = interned(interner, &mut g.targets);
+            for edge in edges {
+                edge.1 = ids[edge.1 as usize];
             }
         },
     )?;
     // (token_id, address) unique: the visible rows' keys map one to one
     // to (follower, target), checked once sorted; the others here.
-    let mut invisible: Vec<(u64, Address)> = groups.concat();
+    let mut invisible: Vec<(u64, Address)> = groups.into_iter().flat_map(|g| g.invisible).collect();
     invisible.par_sort_unstable();
     if invisible.windows(2).any(|w| w[0] == w[1]) {
         return Err(invalid(&e.file, "duplicate (token_id, address)"));
     }
     Ok(edges)
+}
+
+/// The ids of `addresses` (emptied: a group's batch is done with).
+fn interned(interner: &Interner, addresses: &mut Vec<Address>) -> Vec<u32> {
+    let mut ids = Vec::with_capacity(addresses.len());
+    interner.ids(addresses, &mut ids);
+    *addresses = Vec::new();
+    ids
 }
 
 /// Renumbers the edges to final ids, sorts them in place and builds the
@@ -627,6 +655,7 @@ fn scan_tags(
             let edge = following.edges(f).next().map_or(0, |e| e.id()) + i;
             Some((edge as u32, lock(&shared).tag(t.tag), to))
         },
+        |_, _| {},
     )?;
     *tags = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut keys = keys.concat();
@@ -683,13 +712,16 @@ impl ProfilesBuilder {
                 len: text.len() as u32,
             })
         };
-        let mut ids = Vec::with_capacity(ens.len());
-        let mut names = Vec::with_capacity(ens.len());
+        let addresses: Vec<Address> = ens.iter().map(|e| e.address).collect();
+        let ids = interner.ids_par(&addresses);
+        drop(addresses);
+        let names = ens
+            .par_iter()
+            .zip(&ids)
+            .map(|(e, &id)| (name_hash(&e.name.to_lowercase()), id))
+            .collect();
         let mut slots = Vec::with_capacity(ens.len());
         for e in ens {
-            let id = interner.id(&e.address);
-            ids.push(id);
-            names.push((name_hash(&e.name.to_lowercase()), id));
             slots.push(ProfileSlots {
                 texts: [
                     put(Some(&e.name))?,

@@ -18,6 +18,7 @@
 
 mod build;
 mod hash;
+mod intern;
 mod lookup;
 mod search;
 

@@ -38,12 +38,20 @@ pub struct SearchIndex {
 /// Postings per skip block.
 const SKIP_EVERY: usize = 128;
 
-fn push_varint(out: &mut Vec<u8>, mut v: u32) {
+/// Writes `v` as a LEB128 varint at `*at`, moving `*at` past it.
+fn write_varint(out: &mut [u8], at: &mut usize, mut v: u32) {
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        out[*at] = (v as u8) | 0x80;
+        *at += 1;
         v >>= 7;
     }
-    out.push(v as u8);
+    out[*at] = v as u8;
+    *at += 1;
+}
+
+/// The bytes `write_varint` takes for `v`.
+fn varint_len(v: u32) -> usize {
+    (32 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 /// A read position in one posting list, moving forward only.
@@ -166,90 +174,185 @@ fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32>) {
     out.dedup();
 }
 
+/// Leaderboard positions per block in [`for_each_entry_grams`].
+const BLOCK: usize = 1 << 15;
+/// Ends an entry's grams in a block's buffer (not a 24-bit gram key).
+const END: u32 = u32::MAX;
+/// A gram key with no dense index.
+const NO_GRAM: u32 = u32::MAX;
+
+/// Calls `visit(p, grams)` for every leaderboard position `p` in order,
+/// with its distinct trigrams: computed in parallel a block at a time,
+/// the next block's while `visit` runs on this one.
+fn for_each_entry_grams(
+    n: usize,
+    grams_of: &(impl Fn(usize, &mut Vec<u32>) + Sync),
+    mut visit: impl FnMut(u32, &[u32]) + Send,
+) {
+    const PART: usize = 1 << 10;
+    let block = |start: usize| -> Vec<Vec<u32>> {
+        let end = (start + BLOCK).min(n);
+        (start..end)
+            .step_by(PART)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map_init(Vec::new, |buf, a| {
+                let mut out = Vec::with_capacity(PART * 48);
+                for p in a..(a + PART).min(end) {
+                    grams_of(p, buf);
+                    out.extend_from_slice(buf);
+                    out.push(END);
+                }
+                out
+            })
+            .collect()
+    };
+    let mut visit_block = |start: usize, parts: &[Vec<u32>]| {
+        let mut p = start as u32;
+        for part in parts {
+            // Every part ends with an END: split before it.
+            let Some((_, entries)) = part.split_last() else {
+                continue;
+            };
+            for grams in entries.split(|&g| g == END) {
+                visit(p, grams);
+                p += 1;
+            }
+        }
+    };
+    let mut start = 0;
+    let mut current = block(0);
+    while start + BLOCK < n {
+        let (next, ()) = rayon::join(|| block(start + BLOCK), || visit_block(start, &current));
+        current = next;
+        start += BLOCK;
+    }
+    if n > 0 {
+        visit_block(start, &current);
+    }
+}
+
+/// The lower-cased names of the leaderboard ("" without a profile),
+/// concatenated, and where each ends.
+fn lowered_names<'a>(
+    leaderboard: &[AccountId],
+    name_of: &(impl Fn(AccountId) -> Option<&'a str> + Sync),
+) -> (String, Vec<u32>) {
+    let parts: Vec<(String, Vec<usize>)> = leaderboard
+        .par_chunks(1 << 12)
+        .map(|ids| {
+            let mut text = String::new();
+            let mut ends = Vec::with_capacity(ids.len());
+            for &id in ids {
+                match name_of(id) {
+                    Some(name) if name.is_ascii() => {
+                        text.extend(name.bytes().map(|b| char::from(b.to_ascii_lowercase())))
+                    }
+                    Some(name) => text.push_str(&name.to_lowercase()),
+                    None => {}
+                }
+                ends.push(text.len());
+            }
+            (text, ends)
+        })
+        .collect();
+    let mut names_lower = String::with_capacity(parts.iter().map(|p| p.0.len()).sum());
+    let mut name_ends = Vec::with_capacity(leaderboard.len());
+    for (text, ends) in parts {
+        let base = names_lower.len();
+        names_lower.push_str(&text);
+        name_ends.extend(
+            ends.iter()
+                .map(|&e| u32::try_from(base + e).unwrap_or(u32::MAX)),
+        );
+    }
+    (names_lower, name_ends)
+}
+
 impl SearchIndex {
+    /// Two ordered passes over the entries' trigrams (computed twice rather
+    /// than held: they are ~50 per entry): the first sizes every posting
+    /// list in bytes, the second writes each varint in place. Scratch space
+    /// is a 64 MiB gram table and a few bytes per distinct gram.
     pub(super) fn build<'a>(
         leaderboard: &[AccountId],
         addresses: &[Address],
         name_of: impl Fn(AccountId) -> Option<&'a str> + Sync,
     ) -> SearchIndex {
-        let lowered: Vec<String> = leaderboard
-            .par_iter()
-            .map(|&id| name_of(id).map_or(String::new(), str::to_lowercase))
-            .collect();
-        let mut names_lower = String::with_capacity(lowered.iter().map(String::len).sum());
-        let mut name_ends = Vec::with_capacity(lowered.len());
-        for name in &lowered {
-            names_lower.push_str(name);
-            name_ends.push(u32::try_from(names_lower.len()).unwrap_or(u32::MAX));
-        }
-        let board_addresses = |p: usize| &addresses[leaderboard[p] as usize];
-
-        // Counting sort of (gram, position) pairs by gram: positions are
-        // visited in order, so every posting list comes out ascending.
-        let per_entry: Vec<Vec<u32>> = (0..leaderboard.len())
-            .into_par_iter()
-            .map_init(Vec::new, |buf, p| {
-                entry_grams(board_addresses(p), &lowered[p], buf);
-                buf.clone()
-            })
-            .collect();
-        let mut counts: Vec<(u32, usize)> = {
-            let mut all: Vec<u32> = per_entry.par_iter().flatten().copied().collect();
-            all.par_sort_unstable();
-            all.chunk_by(|a, b| a == b)
-                .map(|c| (c[0], c.len()))
-                .collect()
+        let (names_lower, name_ends) = lowered_names(leaderboard, &name_of);
+        let name = |p: usize| {
+            let start = if p == 0 { 0 } else { name_ends[p - 1] as usize };
+            &names_lower[start..name_ends[p] as usize]
         };
-        counts.shrink_to_fit();
-        let grams: Vec<u32> = counts.iter().map(|c| c.0).collect();
-        let mut offsets = Vec::with_capacity(grams.len() + 1);
-        offsets.push(0usize);
-        for &(_, c) in &counts {
-            offsets.push(offsets.last().unwrap() + c);
-        }
-        drop(counts);
-        // Dense gram -> write cursor table (2^24 slots, load time only):
-        // a binary search per pair would cost ~17 probes x 50M pairs.
-        let mut cursor = vec![0usize; 1 << 24];
-        for (i, &g) in grams.iter().enumerate() {
-            cursor[g as usize] = offsets[i];
-        }
-        let mut flat = vec![0u32; *offsets.last().unwrap()];
-        for (p, entry) in per_entry.iter().enumerate() {
-            for &g in entry {
-                let c = &mut cursor[g as usize];
-                flat[*c] = p as u32;
-                *c += 1;
-            }
-        }
-        drop((per_entry, cursor, lowered));
-        let mut postings = Vec::with_capacity(flat.len() * 3 / 2);
-        let mut byte_offsets = Vec::with_capacity(offsets.len());
-        byte_offsets.push(0);
-        let mut skips = Vec::new();
-        let mut skip_offsets = Vec::with_capacity(offsets.len());
-        skip_offsets.push(0);
-        for w in offsets.windows(2) {
-            let list_start = postings.len();
-            let mut last = 0;
-            for (i, &p) in flat[w[0]..w[1]].iter().enumerate() {
-                if i > 0 && i % SKIP_EVERY == 0 {
-                    skips.push((last, (postings.len() - list_start) as u32));
+        let grams_of = |p: usize, out: &mut Vec<u32>| {
+            entry_grams(&addresses[leaderboard[p] as usize], name(p), out)
+        };
+        let n = leaderboard.len();
+
+        // Pass 1: each gram's postings and bytes, grams indexed densely in
+        // the order first met.
+        let mut index_of = vec![NO_GRAM; 1 << 24];
+        let mut found: Vec<u32> = Vec::new();
+        // (postings, bytes, last position) per dense gram.
+        let mut sizes: Vec<(u32, usize, u32)> = Vec::new();
+        for_each_entry_grams(n, &grams_of, |p, grams| {
+            for &g in grams {
+                let slot = &mut index_of[g as usize];
+                if *slot == NO_GRAM {
+                    *slot = found.len() as u32;
+                    found.push(g);
+                    sizes.push((0, 0, 0));
                 }
+                let (count, bytes, last) = &mut sizes[*slot as usize];
                 // The first position is its own gap from 0 (0 is valid).
-                push_varint(&mut postings, if i == 0 { p } else { p - last });
-                last = p;
+                *bytes += varint_len(if *count == 0 { p } else { p - *last });
+                *count += 1;
+                *last = p;
             }
-            byte_offsets.push(postings.len());
-            skip_offsets.push(skips.len() as u32);
+        });
+
+        // Grams ascending; the table now maps a gram to its rank.
+        let mut grams = found;
+        grams.par_sort_unstable();
+        let mut offsets = Vec::with_capacity(grams.len() + 1);
+        let mut skip_offsets = Vec::with_capacity(grams.len() + 1);
+        offsets.push(0usize);
+        skip_offsets.push(0u32);
+        // (write offset, postings written, last position) per ranked gram.
+        let mut cursors: Vec<(usize, u32, u32)> = Vec::with_capacity(grams.len());
+        for (rank, &g) in grams.iter().enumerate() {
+            let (count, bytes, _) = sizes[index_of[g as usize] as usize];
+            index_of[g as usize] = rank as u32;
+            cursors.push((*offsets.last().unwrap(), 0, 0));
+            offsets.push(offsets.last().unwrap() + bytes);
+            let skips = (count as usize).saturating_sub(1) / SKIP_EVERY;
+            skip_offsets.push(skip_offsets.last().unwrap() + skips as u32);
         }
-        postings.shrink_to_fit();
-        skips.shrink_to_fit();
+        drop(sizes);
+
+        // Pass 2: the varints and skip entries, in place.
+        let mut postings = vec![0u8; *offsets.last().unwrap()];
+        let mut skips = vec![(0u32, 0u32); *skip_offsets.last().unwrap() as usize];
+        let mut skip_cursors: Vec<u32> = skip_offsets[..grams.len()].to_vec();
+        for_each_entry_grams(n, &grams_of, |p, entry| {
+            for &g in entry {
+                let rank = index_of[g as usize] as usize;
+                let (at, count, last) = &mut cursors[rank];
+                if *count > 0 && *count as usize % SKIP_EVERY == 0 {
+                    let list_start = offsets[rank];
+                    skips[skip_cursors[rank] as usize] = (*last, (*at - list_start) as u32);
+                    skip_cursors[rank] += 1;
+                }
+                write_varint(&mut postings, at, if *count == 0 { p } else { p - *last });
+                *count += 1;
+                *last = p;
+            }
+        });
         SearchIndex {
             names_lower,
             name_ends,
             grams,
-            offsets: byte_offsets,
+            offsets,
             postings,
             skips,
             skip_offsets,
@@ -353,12 +456,21 @@ mod tests {
     #[test]
     fn varint_postings_round_trip() {
         let list = [0u32, 1, 2, 200, 201, 70_000, 5_000_000, u32::MAX - 1];
-        let mut bytes = Vec::new();
-        let mut last = 0;
-        for (i, &p) in list.iter().enumerate() {
-            push_varint(&mut bytes, if i == 0 { p } else { p - last });
-            last = p;
+        let gaps: Vec<u32> = list
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| if i == 0 { p } else { p - list[i - 1] })
+            .collect();
+        let mut bytes = vec![0u8; gaps.iter().map(|&g| varint_len(g)).sum()];
+        let mut at = 0;
+        for &gap in &gaps {
+            write_varint(&mut bytes, &mut at, gap);
         }
+        assert_eq!(at, bytes.len());
+        assert_eq!(varint_len(0), 1);
+        assert_eq!(varint_len(127), 1);
+        assert_eq!(varint_len(128), 2);
+        assert_eq!(varint_len(u32::MAX), 5);
         let back: Vec<usize> = positions(&bytes).collect();
         assert_eq!(back, list.iter().map(|&p| p as usize).collect::<Vec<_>>());
         assert_eq!(positions(&[]).count(), 0);
@@ -367,7 +479,8 @@ mod tests {
     /// Long posting lists (skips used) agree with a plain scan.
     #[test]
     fn intersection_with_skips_matches_a_scan() {
-        let n = 6000usize;
+        // More than two blocks of the two-pass build.
+        let n = 2 * BLOCK + 3000;
         let mut state = 0x1234_5678_9abc_def0u64;
         let mut next = move || {
             state = state

@@ -882,13 +882,15 @@ where
 /// file order within each group. `row` sees each group's own `X` (made by
 /// `init`) and returns the item to keep, if any; the kept items come back
 /// in file order with the groups' `X`s. Nothing else of a row outlives
-/// its decoded batch.
+/// its decoded batch. `finish` sees each group's kept items once its rows
+/// are done (to complete them in one batch, e.g. resolve addresses).
 fn scan_table<T, X, F>(
     src: &dyn SnapshotFiles,
     entry: &TableEntry,
     specs: &[Spec],
     init: impl Fn() -> X + Sync,
     row: F,
+    finish: impl Fn(&mut X, &mut [T]) + Sync,
 ) -> Result<(Vec<T>, Vec<X>), SnapshotError>
 where
     T: Send,
@@ -933,6 +935,7 @@ where
                         ),
                     ));
                 }
+                finish(&mut x, sink.filled_mut());
                 Ok(x)
             })
         },
@@ -948,6 +951,14 @@ struct Sink<'a, R> {
 }
 
 impl<R> Sink<'_, R> {
+    /// The values pushed so far.
+    fn filled_mut(&mut self) -> &mut [R] {
+        let filled = &mut self.slots[..self.len];
+        // SAFETY: `push` initialised the first `len` slots, and
+        // `MaybeUninit<R>` has the layout of `R`.
+        unsafe { &mut *(filled as *mut [MaybeUninit<R>] as *mut [R]) }
+    }
+
     #[inline]
     fn push(&mut self, value: R) -> bool {
         match self.slots.get_mut(self.len) {
@@ -1378,10 +1389,16 @@ pub(crate) fn scan_list_records<T: Send, X: Send>(
     entry: &TableEntry,
     init: impl Fn() -> X + Sync,
     keep: impl Fn(&mut X, RecordIn) -> Option<T> + Sync,
+    finish: impl Fn(&mut X, &mut [T]) + Sync,
 ) -> Result<(Vec<T>, Vec<X>), SnapshotError> {
-    scan_table(src, entry, &RECORD_SPECS, init, |x, c, i| {
-        Ok(keep(x, record_in(c, i)?))
-    })
+    scan_table(
+        src,
+        entry,
+        &RECORD_SPECS,
+        init,
+        |x, c, i| Ok(keep(x, record_in(c, i)?)),
+        finish,
+    )
 }
 
 pub(crate) fn scan_list_record_tags<T: Send, X: Send>(
@@ -1389,10 +1406,16 @@ pub(crate) fn scan_list_record_tags<T: Send, X: Send>(
     entry: &TableEntry,
     init: impl Fn() -> X + Sync,
     keep: impl Fn(&mut X, TagIn<'_>) -> Option<T> + Sync,
+    finish: impl Fn(&mut X, &mut [T]) + Sync,
 ) -> Result<(Vec<T>, Vec<X>), SnapshotError> {
-    scan_table(src, entry, &TAG_SPECS, init, |x, c, i| {
-        Ok(keep(x, tag_in(c, i)?))
-    })
+    scan_table(
+        src,
+        entry,
+        &TAG_SPECS,
+        init,
+        |x, c, i| Ok(keep(x, tag_in(c, i)?)),
+        finish,
+    )
 }
 
 pub(crate) fn scan_list_ops<T: Send, X: Send>(
@@ -1400,10 +1423,16 @@ pub(crate) fn scan_list_ops<T: Send, X: Send>(
     entry: &TableEntry,
     init: impl Fn() -> X + Sync,
     keep: impl Fn(&mut X, OpIn<'_>) -> Option<T> + Sync,
+    finish: impl Fn(&mut X, &mut [T]) + Sync,
 ) -> Result<(Vec<T>, Vec<X>), SnapshotError> {
-    scan_table(src, entry, &OP_SPECS, init, |x, c, i| {
-        Ok(keep(x, op_in(c, i)?))
-    })
+    scan_table(
+        src,
+        entry,
+        &OP_SPECS,
+        init,
+        |x, c, i| Ok(keep(x, op_in(c, i)?)),
+        finish,
+    )
 }
 
 fn read_list_records(
