@@ -102,7 +102,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Builds the graph of the snapshot `src` holds.
 pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop> {
-    let mut timer = PhaseTimer(std::time::Instant::now());
+    let mut timer = PhaseTimer::start();
     let (manifest, created_at_ms) = checked_manifest(src)?;
     let entries = manifest_entries(&manifest);
     let rows = |i: usize| entries[i].rows;
@@ -242,7 +242,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     });
     timer.done("search index");
     let name_buckets = lookup::Buckets::new(names.len(), |i| lookup::Buckets::of_hash(names[i].0));
-    let followers = build_follower_index(n, &following, &stats);
+    let (followers, mutuals) = build_follower_index(n, &following, &stats);
     timer.done("follower index");
     for (&(_, set), &to) in record_tagsets.iter().zip(&tagset_targets) {
         let flags = tags.set_flags[set as usize];
@@ -253,19 +253,6 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
             stats[to as usize].top8 += 1;
         }
     }
-    let mutuals: Vec<u32> = (0..n as u32)
-        .into_par_iter()
-        .map(|x| {
-            if (x as usize) >= following.node_count() {
-                return 0;
-            }
-            following
-                .neighbors_slice(x)
-                .iter()
-                .filter(|&&u| following.neighbors_slice(u).binary_search(&x).is_ok())
-                .count() as u32
-        })
-        .collect();
     for (s, m) in stats.iter_mut().zip(mutuals) {
         s.mutuals = m;
     }
@@ -311,18 +298,55 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     })
 }
 
-/// Logs the time of each build phase at debug level.
-struct PhaseTimer(std::time::Instant);
+/// Logs the wall and CPU time of each build phase at debug level (CPU
+/// over wall is how many cores the phase kept busy).
+struct PhaseTimer {
+    wall: std::time::Instant,
+    cpu_ms: u64,
+}
 
 impl PhaseTimer {
+    fn start() -> Self {
+        PhaseTimer {
+            wall: std::time::Instant::now(),
+            cpu_ms: process_cpu_ms(),
+        }
+    }
+
     fn done(&mut self, phase: &str) {
+        let cpu_ms = process_cpu_ms();
         tracing::debug!(
             phase,
-            ms = self.0.elapsed().as_millis() as u64,
+            ms = self.wall.elapsed().as_millis() as u64,
+            cpu_ms = cpu_ms.saturating_sub(self.cpu_ms),
             "graph build phase"
         );
-        self.0 = std::time::Instant::now();
+        *self = PhaseTimer {
+            wall: std::time::Instant::now(),
+            cpu_ms,
+        };
     }
+}
+
+/// User + system CPU time of this process so far, from /proc (0 where
+/// there is none): only when debug logging is on.
+fn process_cpu_ms() -> u64 {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return 0;
+    }
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    // Fields after the command name (which may hold spaces): utime and
+    // stime are the 12th and 13th, in clock ticks (100 per second).
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    ticks * 10
 }
 
 /// One visible op as decoded: 16 bytes, grouped by `target` later.
@@ -761,17 +785,19 @@ impl ProfilesBuilder {
 
 /// T's followers in both orders, from the forward CSR: a counting sort of
 /// (follower, time) by target (followers ascending within each row, the
-/// CSR being scanned in follower order), then each row sorted.
+/// CSR being scanned in follower order), then each row sorted; and each
+/// account's mutual follows, counted on the way.
 fn build_follower_index(
     n: usize,
     following: &Csr<(), i64, petgraph::Directed, u32>,
     stats: &[Counts],
-) -> FollowerIndex {
-    let offsets = row_offsets(
-        n,
-        (0..following.node_count() as u32)
-            .flat_map(|f| following.neighbors_slice(f).iter().copied()),
-    );
+) -> (FollowerIndex, Vec<u32>) {
+    // Row lengths are the follower counts, counted already.
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0usize);
+    for s in &stats[..n] {
+        offsets.push(offsets.last().unwrap() + s.followers as usize);
+    }
     // Edges in follower order, as (target, follower, time).
     let each_edge = |put: &mut dyn FnMut(u32, AccountId, i64)| {
         for f in 0..following.node_count() as u32 {
@@ -784,43 +810,98 @@ fn build_follower_index(
             }
         }
     };
-    let mut latest: Vec<AccountId> =
-        scatter_rows_with(&offsets, |put| each_edge(&mut |t, f, _| put(t, f)));
-    let mut at: Vec<i64> = scatter_rows_with(&offsets, |put| each_edge(&mut |t, _, at| put(t, at)));
+    let (mut latest, mut at): (Vec<AccountId>, Vec<i64>) =
+        scatter_row_pairs(&offsets, |put| each_edge(&mut |t, f, at| put(t, f, at)));
+    // Rows hold followers ascending now: each account's mutuals are a
+    // merge of its two sorted lists (not a binary search per edge).
+    let mutuals: Vec<u32> = (0..n)
+        .into_par_iter()
+        .map(|x| {
+            if x >= following.node_count() {
+                return 0;
+            }
+            sorted_common(
+                following.neighbors_slice(x as u32),
+                &latest[offsets[x]..offsets[x + 1]],
+            )
+        })
+        .collect();
+    // Both orders of each row in one parallel pass; sort keys are made
+    // once per follower (not looked up in every comparison).
+    let mut by_count = vec![0 as AccountId; latest.len()];
     {
-        let mut rows: Vec<(&mut [AccountId], &mut [i64])> = Vec::with_capacity(n);
-        let (mut ids, mut ts) = (latest.as_mut_slice(), at.as_mut_slice());
+        type Row<'a> = (&'a mut [AccountId], &'a mut [i64], &'a mut [AccountId]);
+        let mut rows: Vec<Row<'_>> = Vec::with_capacity(n);
+        let (mut ids, mut ts, mut by) = (
+            latest.as_mut_slice(),
+            at.as_mut_slice(),
+            by_count.as_mut_slice(),
+        );
         for w in offsets.windows(2) {
-            let (a, ids_rest) = std::mem::take(&mut ids).split_at_mut(w[1] - w[0]);
-            let (b, ts_rest) = std::mem::take(&mut ts).split_at_mut(w[1] - w[0]);
-            rows.push((a, b));
-            (ids, ts) = (ids_rest, ts_rest);
+            let len = w[1] - w[0];
+            let (a, ids_rest) = std::mem::take(&mut ids).split_at_mut(len);
+            let (b, ts_rest) = std::mem::take(&mut ts).split_at_mut(len);
+            let (c, by_rest) = std::mem::take(&mut by).split_at_mut(len);
+            rows.push((a, b, c));
+            (ids, ts, by) = (ids_rest, ts_rest, by_rest);
         }
-        rows.into_par_iter()
-            .filter(|(ids, _)| ids.len() > 1)
-            .for_each_init(
-                Vec::new,
-                |buf: &mut Vec<(Reverse<i64>, AccountId)>, (ids, ts)| {
-                    // Newest first; equal times keep ascending follower ids.
-                    buf.clear();
-                    buf.extend(ts.iter().zip(ids.iter()).map(|(&t, &f)| (Reverse(t), f)));
-                    buf.sort_unstable();
-                    for (slot, &(_, f)) in ids.iter_mut().zip(buf.iter()) {
-                        *slot = f;
-                    }
-                },
-            );
+        // Sort keys packed into integers: one compare per step.
+        rows.into_par_iter().for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(by_time, by_followers): &mut (Vec<u128>, Vec<u64>), (ids, ts, by)| {
+                if ids.len() <= 1 {
+                    by.copy_from_slice(ids);
+                    return;
+                }
+                // Most followed first, then ascending ids.
+                by_followers.clear();
+                by_followers.extend(
+                    ids.iter()
+                        .map(|&f| (u64::from(!stats[f as usize].followers) << 32) | u64::from(f)),
+                );
+                by_followers.sort_unstable();
+                for (slot, &key) in by.iter_mut().zip(by_followers.iter()) {
+                    *slot = key as AccountId;
+                }
+                // Newest first; equal times keep ascending follower ids.
+                by_time.clear();
+                by_time.extend(ts.iter().zip(ids.iter()).map(|(&t, &f)| {
+                    let newest_first = !((t as u64) ^ (1 << 63));
+                    (u128::from(newest_first) << 32) | u128::from(f)
+                }));
+                by_time.sort_unstable();
+                for (slot, &key) in ids.iter_mut().zip(by_time.iter()) {
+                    *slot = key as AccountId;
+                }
+            },
+        );
     }
     drop(at);
-    let mut by_count = latest.clone();
-    for_each_row_mut(&mut by_count, &offsets, |row| {
-        row.sort_unstable_by_key(|&f| (Reverse(stats[f as usize].followers), f));
-    });
-    FollowerIndex {
-        offsets,
-        latest,
-        by_count,
+    (
+        FollowerIndex {
+            offsets,
+            latest,
+            by_count,
+        },
+        mutuals,
+    )
+}
+
+/// How many values two ascending lists share.
+fn sorted_common(a: &[u32], b: &[u32]) -> u32 {
+    let (mut i, mut j, mut common) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
     }
+    common
 }
 
 fn build_badges(

@@ -819,9 +819,23 @@ fn scatter_rows_with<T: Copy + Default + Send>(
     offsets: &[usize],
     visit: impl Fn(&mut dyn FnMut(u32, T)) + Sync,
 ) -> Vec<T> {
+    scatter_row_pairs(offsets, |put| visit(&mut |row, value| put(row, value, ()))).0
+}
+
+/// [`scatter_rows_with`] of items with two values each, into two arrays
+/// laid out alike (one pass over the items, not two).
+fn scatter_row_pairs<A, B>(
+    offsets: &[usize],
+    visit: impl Fn(&mut dyn FnMut(u32, A, B)) + Sync,
+) -> (Vec<A>, Vec<B>)
+where
+    A: Copy + Default + Send,
+    B: Copy + Default + Send,
+{
     let rows = offsets.len().saturating_sub(1);
     let total = offsets.last().copied().unwrap_or(0);
-    let mut out = vec![T::default(); total];
+    let mut out_a = vec![A::default(); total];
+    let mut out_b = vec![B::default(); total];
     let parts = rayon::current_num_threads().max(1);
     // Row boundaries of the parts: 0 = b_0 <= b_1 <= ... <= b_parts = rows.
     let mut bounds: Vec<usize> = (0..parts)
@@ -837,41 +851,28 @@ fn scatter_rows_with<T: Copy + Default + Send>(
         bounds[k] = bounds[k].max(bounds[k - 1]);
     }
     let mut slices = Vec::with_capacity(parts);
-    let mut rest = out.as_mut_slice();
+    let (mut rest_a, mut rest_b) = (out_a.as_mut_slice(), out_b.as_mut_slice());
     for w in bounds.windows(2) {
-        let (part, tail) = rest.split_at_mut(offsets[w[1]] - offsets[w[0]]);
-        slices.push((w[0]..w[1], part));
-        rest = tail;
+        let len = offsets[w[1]] - offsets[w[0]];
+        let (part_a, tail_a) = std::mem::take(&mut rest_a).split_at_mut(len);
+        let (part_b, tail_b) = std::mem::take(&mut rest_b).split_at_mut(len);
+        slices.push((w[0]..w[1], part_a, part_b));
+        (rest_a, rest_b) = (tail_a, tail_b);
     }
-    slices.into_par_iter().for_each(|(range, part)| {
+    slices.into_par_iter().for_each(|(range, part_a, part_b)| {
         let base = offsets[range.start];
         let mut cursor: Vec<usize> = offsets[range.clone()].iter().map(|&o| o - base).collect();
-        visit(&mut |row, value| {
+        visit(&mut |row, a, b| {
             let row = row as usize;
             if range.contains(&row) {
                 let c = &mut cursor[row - range.start];
-                part[*c] = value;
+                part_a[*c] = a;
+                part_b[*c] = b;
                 *c += 1;
             }
         });
     });
-    out
-}
-
-/// Runs `f` on every CSR row of `data` in parallel.
-fn for_each_row_mut<T: Send>(data: &mut [T], offsets: &[usize], f: impl Fn(&mut [T]) + Sync) {
-    let mut rows: Vec<&mut [T]> = Vec::with_capacity(offsets.len().saturating_sub(1));
-    let mut rest = data;
-    for w in offsets.windows(2) {
-        let (row, tail) = rest.split_at_mut(w[1] - w[0]);
-        rows.push(row);
-        rest = tail;
-    }
-    rows.into_par_iter().for_each(|row| {
-        if row.len() > 1 {
-            f(row)
-        }
-    });
+    (out_a, out_b)
 }
 
 type Profiles = (Vec<u32>, Vec<ProfileSlots>, String, Vec<(u64, AccountId)>);
