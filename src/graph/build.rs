@@ -357,6 +357,10 @@ struct OpItem {
     target: u32,
 }
 
+/// The visible ops in file order, and (op index, tag id) of the tag and
+/// untag ops among them.
+type ScannedOps = (Vec<OpItem>, Vec<(u32, u32)>);
+
 /// What one row group of `list_ops` reports besides its ops.
 struct OpGroup {
     /// The targets of the kept ops, interned once the group is read (an
@@ -399,7 +403,7 @@ fn scan_ops(
     primary: &PrimaryUsers,
     interner: &Interner,
     tags: &SharedTags,
-) -> Result<(Vec<OpItem>, Vec<(u32, u32)>), Stop> {
+) -> Result<ScannedOps, Stop> {
     let (items, groups) = scan_list_ops(
         src,
         e,

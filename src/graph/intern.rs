@@ -126,8 +126,8 @@ impl Interner {
             for (home, a) in homes.iter_mut().zip(batch) {
                 *home = self.hasher.hash_one(a) as usize & table.mask;
             }
-            for i in 0..batch.len().min(AHEAD) {
-                prefetch(&table.slots[homes[i]]);
+            for &home in homes.iter().take(batch.len().min(AHEAD)) {
+                prefetch(&table.slots[home]);
             }
             for (i, a) in batch.iter().enumerate() {
                 if let Some(&ahead) = homes[..batch.len()].get(i + AHEAD) {

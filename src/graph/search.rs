@@ -338,7 +338,7 @@ impl SearchIndex {
             for &g in entry {
                 let rank = index_of[g as usize] as usize;
                 let (at, count, last) = &mut cursors[rank];
-                if *count > 0 && *count as usize % SKIP_EVERY == 0 {
+                if *count > 0 && (*count as usize).is_multiple_of(SKIP_EVERY) {
                     let list_start = offsets[rank];
                     skips[skip_cursors[rank] as usize] = (*last, (*at - list_start) as u32);
                     skip_cursors[rank] += 1;
