@@ -25,8 +25,8 @@ pub use read::{read_snapshot, snapshot_name};
 pub use source::TableBytes;
 pub use tables::*;
 pub use write::{
-    memory_files, publish, sync_dir, table_batch, table_schema, write_batch_file, write_snapshot,
-    TableFileWriter, WriteOptions, WrittenTable,
+    memory_files, publish, start_snapshot_dir, sync_dir, table_batch, table_schema,
+    write_batch_file, write_manifest, write_snapshot, TableFileWriter, WriteOptions, WrittenTable,
 };
 
 pub const FORMAT_V1: &str = "graph-snapshot/1";

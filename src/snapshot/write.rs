@@ -48,13 +48,7 @@ pub fn write_snapshot(
     tables: &Tables,
     opts: &WriteOptions,
 ) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let manifest_path = dir.join("manifest.json");
-    match std::fs::remove_file(&manifest_path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
+    start_snapshot_dir(dir)?;
     let row_group_rows = opts.row_group_rows.max(1);
     let written: Vec<std::io::Result<(String, TableEntry)>> = TABLE_NAMES
         .par_iter()
@@ -75,6 +69,27 @@ pub fn write_snapshot(
         let (name, entry) = result?;
         entries.insert(name, entry);
     }
+    write_manifest(dir, created_at_ms, entries)
+}
+
+/// Creates `dir` if missing and removes its manifest, if any: the
+/// directory is not a snapshot until [`write_manifest`] ends its writing.
+pub fn start_snapshot_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    match std::fs::remove_file(dir.join("manifest.json")) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes `dir/manifest.json` for the table files `entries` (temp file +
+/// rename, so an interrupted write leaves no manifest).
+pub fn write_manifest(
+    dir: &Path,
+    created_at_ms: i64,
+    entries: BTreeMap<String, TableEntry>,
+) -> std::io::Result<()> {
     let manifest = Manifest {
         format: FORMAT_V1.to_owned(),
         created_at: crate::time::format_iso_ms(created_at_ms),
@@ -88,7 +103,7 @@ pub fn write_snapshot(
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
     }
-    std::fs::rename(&tmp, &manifest_path)
+    std::fs::rename(&tmp, dir.join("manifest.json"))
 }
 
 /// The snapshot of `tables` as in-memory files (one row group per table
