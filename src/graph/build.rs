@@ -470,34 +470,30 @@ fn scan_ops(
 /// descending, then `seq` descending: file order reversed). A counting
 /// sort over the reversed ops, then a sort of the rows out of time order.
 fn group_ops(items: Vec<OpItem>, tagged: Vec<(u32, u32)>, n: usize) -> NotificationsBuilder {
-    let len = items.len();
-    let offsets = row_offsets(n, items.iter().map(|o| o.target));
-    let rev = |i: usize| &items[len - 1 - i];
-    let mut ops: Vec<StoredOp> = scatter_rows(
-        &offsets,
-        len,
-        |i| rev(i).target,
-        |i| StoredOp {
-            updated_at: rev(i).updated_at,
-            actor_op: rev(i).actor_op,
-        },
-    );
-    // Where the tagged ops landed: the same scan, counting per row.
-    let mut tags: Vec<(u32, u32)> = Vec::with_capacity(tagged.len());
-    if !tagged.is_empty() {
-        let mut cursor: Vec<u32> = offsets[..n].iter().map(|&o| o as u32).collect();
+    let offsets = row_offsets_par(n, &items, |o| o.target);
+    // Newest first within a target: file order reversed (then a stable
+    // sort by time). The tagged ops' positions are taken as they land.
+    let found_tags: Mutex<Vec<(u32, u32)>> = Mutex::new(Vec::with_capacity(tagged.len()));
+    let (mut ops, _): (Vec<StoredOp>, Vec<()>) = scatter_row_pairs(&offsets, |put| {
+        let mut found = Vec::new();
         let mut next_tagged = tagged.len();
-        for i in 0..len {
-            let item = len - 1 - i;
-            let c = &mut cursor[items[item].target as usize];
+        for (item, op) in items.iter().enumerate().rev() {
+            let stored = StoredOp {
+                updated_at: op.updated_at,
+                actor_op: op.actor_op,
+            };
+            let at = put(op.target, stored, ());
             if next_tagged > 0 && tagged[next_tagged - 1].0 as usize == item {
                 next_tagged -= 1;
-                tags.push((*c, tagged[next_tagged].1));
+                if let Some(at) = at {
+                    found.push((at as u32, tagged[next_tagged].1));
+                }
             }
-            *c += 1;
         }
-        tags.par_sort_unstable();
-    }
+        lock(&found_tags).append(&mut found);
+    });
+    let mut tags = found_tags.into_inner().unwrap_or_else(|e| e.into_inner());
+    tags.par_sort_unstable();
     drop(items);
     sort_rows_newest_first(&mut ops, &mut tags, &offsets);
     let rows = offsets
@@ -814,8 +810,11 @@ fn build_follower_index(
             }
         }
     };
-    let (mut latest, mut at): (Vec<AccountId>, Vec<i64>) =
-        scatter_row_pairs(&offsets, |put| each_edge(&mut |t, f, at| put(t, f, at)));
+    let (mut latest, mut at): (Vec<AccountId>, Vec<i64>) = scatter_row_pairs(&offsets, |put| {
+        each_edge(&mut |t, f, at| {
+            put(t, f, at);
+        })
+    });
     // Rows hold followers ascending now: each account's mutuals are a
     // merge of its two sorted lists (not a binary search per edge).
     let mutuals: Vec<u32> = (0..n)

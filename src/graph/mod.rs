@@ -784,10 +784,29 @@ impl TagInterner {
 }
 
 /// CSR row offsets (n + 1 of them) for items whose rows are `rows`.
-fn row_offsets(n: usize, rows: impl Iterator<Item = AccountId>) -> Vec<usize> {
+/// CSR offsets (n + 1) of rows holding `items` by `row_of`, counted in
+/// parallel (a count table per thread).
+fn row_offsets_par<T: Sync>(
+    n: usize,
+    items: &[T],
+    row_of: impl Fn(&T) -> u32 + Sync,
+) -> Vec<usize> {
+    let part = items.len().div_ceil(rayon::current_num_threads()).max(1);
+    let counts: Vec<Vec<u32>> = items
+        .par_chunks(part)
+        .map(|chunk| {
+            let mut count = vec![0u32; n];
+            for item in chunk {
+                count[row_of(item) as usize] += 1;
+            }
+            count
+        })
+        .collect();
     let mut offsets = vec![0usize; n + 1];
-    for row in rows {
-        offsets[row as usize + 1] += 1;
+    for count in &counts {
+        for (o, &c) in offsets[1..].iter_mut().zip(count) {
+            *o += c as usize;
+        }
     }
     for i in 0..n {
         offsets[i + 1] += offsets[i];
@@ -795,38 +814,17 @@ fn row_offsets(n: usize, rows: impl Iterator<Item = AccountId>) -> Vec<usize> {
     offsets
 }
 
-/// Item `i` of `0..len` placed in CSR row `row_of(i)` (laid out by
-/// `offsets`; `u32::MAX`: no row), rows keeping the items' order: a
-/// counting sort. The scatter's writes are random, one cache miss each, so
-/// it runs in parallel: each task owns a range of rows holding about the
-/// same number of items and scans all the items for its own.
-fn scatter_rows<T: Copy + Default + Send>(
-    offsets: &[usize],
-    len: usize,
-    row_of: impl Fn(usize) -> u32 + Sync,
-    value: impl Fn(usize) -> T + Sync,
-) -> Vec<T> {
-    scatter_rows_with(offsets, |put| {
-        for i in 0..len {
-            put(row_of(i), value(i));
-        }
-    })
-}
-
-/// [`scatter_rows`] of the (row, value) items `visit` hands to its
-/// argument, in the same order every time it is called.
-fn scatter_rows_with<T: Copy + Default + Send>(
-    offsets: &[usize],
-    visit: impl Fn(&mut dyn FnMut(u32, T)) + Sync,
-) -> Vec<T> {
-    scatter_row_pairs(offsets, |put| visit(&mut |row, value| put(row, value, ()))).0
-}
-
-/// [`scatter_rows_with`] of items with two values each, into two arrays
-/// laid out alike (one pass over the items, not two).
+/// Items with two values each placed in CSR rows (laid out by `offsets`)
+/// in two arrays laid out alike, rows keeping the order in which `visit`
+/// hands the (row, a, b) items to its argument (the same order every
+/// time it is called): a counting sort. The scatter's writes are random,
+/// one cache miss each, so it runs in parallel: each task owns a range of
+/// rows holding about the same number of items and scans all the items
+/// for its own. `put` returns where an item landed when the calling task
+/// owns its row (each item lands once: use the position when `Some`).
 fn scatter_row_pairs<A, B>(
     offsets: &[usize],
-    visit: impl Fn(&mut dyn FnMut(u32, A, B)) + Sync,
+    visit: impl Fn(&mut dyn FnMut(u32, A, B) -> Option<usize>) + Sync,
 ) -> (Vec<A>, Vec<B>)
 where
     A: Copy + Default + Send,
@@ -864,12 +862,14 @@ where
         let mut cursor: Vec<usize> = offsets[range.clone()].iter().map(|&o| o - base).collect();
         visit(&mut |row, a, b| {
             let row = row as usize;
-            if range.contains(&row) {
-                let c = &mut cursor[row - range.start];
-                part_a[*c] = a;
-                part_b[*c] = b;
-                *c += 1;
+            if !range.contains(&row) {
+                return None;
             }
+            let c = &mut cursor[row - range.start];
+            part_a[*c] = a;
+            part_b[*c] = b;
+            *c += 1;
+            Some(base + *c - 1)
         });
     });
     (out_a, out_b)
@@ -964,7 +964,7 @@ mod tests {
     }
 
     #[test]
-    fn scatter_rows_is_a_stable_counting_sort() {
+    fn scatter_row_pairs_is_a_stable_counting_sort() {
         // Skewed rows (one holds most items), empty rows, skipped items.
         let rows: Vec<u32> = (0..1000u32)
             .map(|i| match i % 10 {
@@ -974,22 +974,50 @@ mod tests {
                 _ => 4 + i % 5,
             })
             .collect();
-        let offsets = row_offsets(9, rows.iter().copied().filter(|&r| r != u32::MAX));
+        let kept: Vec<u32> = rows.iter().copied().filter(|&r| r != u32::MAX).collect();
+        let mut want: Vec<(u32, usize)> = rows
+            .iter()
+            .enumerate()
+            .filter(|&(_, &r)| r != u32::MAX)
+            .map(|(i, &r)| (r, i))
+            .collect();
+        want.sort(); // by row, then item index: the scan order
+        let want: Vec<usize> = want.iter().map(|&(_, i)| i).collect();
         for threads in [1, 2, 3, 8] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let got = pool.install(|| scatter_rows(&offsets, rows.len(), |i| rows[i], |i| i));
-            let mut want: Vec<(u32, usize)> = rows
-                .iter()
-                .enumerate()
-                .filter(|&(_, &r)| r != u32::MAX)
-                .map(|(i, &r)| (r, i))
-                .collect();
-            want.sort(); // by row, then item index: the scan order
-            assert_eq!(got, want.iter().map(|&(_, i)| i).collect::<Vec<_>>());
+            let offsets = pool.install(|| row_offsets_par(9, &kept, |&r| r));
+            assert_eq!(offsets.len(), 10);
+            assert_eq!(offsets[9], kept.len());
+            let placed = std::sync::Mutex::new(Vec::new());
+            let (got, doubled) = pool.install(|| {
+                scatter_row_pairs(&offsets, |put| {
+                    let mut mine = Vec::new();
+                    for (i, &r) in rows.iter().enumerate() {
+                        if r != u32::MAX {
+                            if let Some(at) = put(r, i, 2 * i as u64) {
+                                mine.push((i, at));
+                            }
+                        }
+                    }
+                    placed.lock().unwrap().append(&mut mine);
+                })
+            });
+            assert_eq!(got, want);
+            assert_eq!(
+                doubled,
+                want.iter().map(|&i| 2 * i as u64).collect::<Vec<_>>()
+            );
+            let mut placed = placed.into_inner().unwrap();
+            placed.sort();
+            assert_eq!(placed.len(), kept.len(), "each item lands once");
+            for (i, at) in placed {
+                assert_eq!(got[at], i);
+            }
         }
-        assert!(scatter_rows(&[0], 0, |_| 0, |i| i).is_empty());
+        let (empty, _): (Vec<u8>, Vec<u8>) = scatter_row_pairs(&[0], |_| {});
+        assert!(empty.is_empty());
     }
 }
