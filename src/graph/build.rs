@@ -96,6 +96,43 @@ impl PrimaryUsers {
 /// The tag texts, interned from many threads.
 type SharedTags = Mutex<TagInterner>;
 
+/// The tag texts one row group meets, numbered locally (no lock per row);
+/// mapped to shared ids under one lock once the group is read.
+#[derive(Default)]
+struct LocalTags {
+    ids: FastMap<Box<str>, u32>,
+    texts: Vec<Box<str>>,
+}
+
+impl LocalTags {
+    fn id(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.ids.get(text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.texts.push(text.into());
+        self.ids.insert(text.into(), id);
+        id
+    }
+
+    /// The shared id of each local id in `wanted` (others: `u32::MAX`).
+    fn shared_ids(
+        &self,
+        mut wanted: impl Iterator<Item = u32>,
+        mut intern: impl FnMut(&str) -> u32,
+    ) -> Vec<u32> {
+        let mut shared = vec![u32::MAX; self.texts.len()];
+        wanted.try_for_each(|local| {
+            let slot = shared.get_mut(local as usize)?;
+            if *slot == u32::MAX {
+                *slot = intern(&self.texts[local as usize]);
+            }
+            Some(())
+        });
+        shared
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -366,6 +403,8 @@ struct OpGroup {
     /// The targets of the kept ops, interned once the group is read (an
     /// op's `target` is its index here until then).
     targets: Vec<Address>,
+    /// The tags of `tagged`, local ids until the group is read.
+    tags: LocalTags,
     kept: u32,
     /// (index among the group's kept ops, tag id) of tag/untag ops.
     tagged: Vec<(u32, u32)>,
@@ -409,6 +448,7 @@ fn scan_ops(
         e,
         || OpGroup {
             targets: Vec::new(),
+            tags: LocalTags::default(),
             kept: 0,
             tagged: Vec::new(),
             seqs: None,
@@ -424,7 +464,7 @@ fn scan_ops(
             };
             let actor = primary.get(o.token_id)?;
             if !o.tag.is_empty() {
-                let tag = lock(tags).tag(o.tag);
+                let tag = g.tags.id(o.tag);
                 g.tagged.push((g.kept, tag));
             }
             g.targets.push(o.target);
@@ -440,6 +480,14 @@ fn scan_ops(
             for op in ops {
                 op.target = ids[op.target as usize];
             }
+            let mut shared = lock(tags);
+            let tag_ids = g
+                .tags
+                .shared_ids(g.tagged.iter().map(|t| t.1), |text| shared.tag(text));
+            for t in &mut g.tagged {
+                t.1 = tag_ids[t.1 as usize];
+            }
+            g.tags = LocalTags::default();
         },
     )?;
     // Strictly increasing seqs in file order are unique and make file
@@ -656,19 +704,20 @@ fn scan_tags(
 ) -> Result<RecordTagsets, Stop> {
     // Every row's key for the uniqueness rule, its tag as an id of its own
     // (the graph's ids are for visible tags only).
-    let all_tags: Mutex<FastMap<Box<str>, u32>> = Mutex::default();
+    let all_tags: Mutex<LocalTags> = Mutex::default();
     let shared = Mutex::new(std::mem::take(tags));
-    let (mut visible, keys) = scan_list_record_tags(
+    #[derive(Default)]
+    struct TagGroup {
+        tags: LocalTags,
+        keys: Vec<(u64, Address, u32)>,
+    }
+    let (mut visible, groups) = scan_list_record_tags(
         src,
         e,
-        Vec::new,
-        |keys: &mut Vec<(u64, Address, u32)>, t| {
-            let key_tag = {
-                let mut all = lock(&all_tags);
-                let next = all.len() as u32;
-                *all.entry(t.tag.into()).or_insert(next)
-            };
-            keys.push((t.token_id, t.address, key_tag));
+        TagGroup::default,
+        |g: &mut TagGroup, t| {
+            let tag = g.tags.id(t.tag);
+            g.keys.push((t.token_id, t.address, tag));
             let f = primary_list_user.get(t.token_id)?;
             // A target no visible record has was never interned: invisible.
             let to = account_id(&t.address)?;
@@ -677,11 +726,28 @@ fn scan_tags(
             }
             let i = following.neighbors_slice(f).binary_search(&to).ok()?;
             let edge = following.edges(f).next().map_or(0, |e| e.id()) + i;
-            Some((edge as u32, lock(&shared).tag(t.tag), to))
+            Some((edge as u32, tag, to))
         },
-        |_, _| {},
+        |g, visible| {
+            // Keys get ids of every tag; the graph's ids are for visible
+            // tags only.
+            let every = 0..g.tags.texts.len() as u32;
+            let key_ids = g.tags.shared_ids(every, |text| lock(&all_tags).id(text));
+            for key in &mut g.keys {
+                key.2 = key_ids[key.2 as usize];
+            }
+            let mut graph_tags = lock(&shared);
+            let ids = g
+                .tags
+                .shared_ids(visible.iter().map(|v| v.1), |text| graph_tags.tag(text));
+            for v in visible {
+                v.1 = ids[v.1 as usize];
+            }
+            g.tags = LocalTags::default();
+        },
     )?;
     *tags = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let keys: Vec<Vec<(u64, Address, u32)>> = groups.into_iter().map(|g| g.keys).collect();
     let mut keys = keys.concat();
     keys.par_sort_unstable();
     if keys.windows(2).any(|w| w[0] == w[1]) {
