@@ -186,16 +186,21 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     drop((small.lists, small.primary_lists));
     let primary_prov = PrimaryUsers::new(&primary);
     timer.done("primary lists");
-    let profiles = ProfilesBuilder::new(&ens, &interner, &ens_e.file)?;
-    drop(ens);
-    let holders: Vec<Address> = badges.iter().map(|b| b.address).collect();
-    interner.ids_par(&holders);
-    timer.done("profiles");
 
-    // 2. Ops.
+    // 2. Ops, and meanwhile (its part is mostly serial) the profiles.
     let tags = SharedTags::default();
-    let (ops, tagged_ops) = scan_ops(src, ops_e, &primary_prov, &interner, &tags)?;
-    timer.done("list_ops scan");
+    let (profiles, scanned_ops) = rayon::join(
+        || {
+            let profiles = ProfilesBuilder::new(&ens, &interner, &ens_e.file)?;
+            let holders: Vec<Address> = badges.iter().map(|b| b.address).collect();
+            interner.ids_par(&holders);
+            Ok::<_, Stop>(profiles)
+        },
+        || scan_ops(src, ops_e, &primary_prov, &interner, &tags),
+    );
+    let (profiles, (ops, tagged_ops)) = (profiles?, scanned_ops?);
+    drop(ens);
+    timer.done("profiles, list_ops scan");
     let mut notifications = group_ops(ops, tagged_ops, interner.len());
     timer.done("notifications");
 
@@ -212,8 +217,20 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
             format!("more than 2^{ACTOR_BITS} accounts"),
         ));
     }
-    let following = forward_csr(edges, &perm, &records_e.file)?;
-    timer.done("forward csr");
+    let address_buckets = lookup::Buckets::new(n, |i| lookup::Buckets::of_address(&addresses[i]));
+    let account_id = |a: &Address| lookup::find_address(&addresses, &address_buckets, a);
+    // The badges (serial) alongside the forward CSR.
+    let (following, (badge_events, holdings)) = rayon::join(
+        || forward_csr(edges, &perm, &records_e.file),
+        || {
+            build_badges(&badge_events, &badges, |a| {
+                account_id(a).expect("badge holders were interned")
+            })
+        },
+    );
+    let following = following?;
+    drop(badges);
+    timer.done("forward csr, badges");
     notifications.renumber(&perm);
     let mut primary_list = vec![0u64; n];
     let mut primary_list_user: Vec<(u64, AccountId)> = primary
@@ -226,14 +243,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         .collect();
     primary_list_user.par_sort_unstable();
     let primary_list_user = lookup::ListUsers::new(primary_list_user);
-    let address_buckets = lookup::Buckets::new(n, |i| lookup::Buckets::of_address(&addresses[i]));
-    let account_id = |a: &Address| lookup::find_address(&addresses, &address_buckets, a);
     timer.done("final ids");
-    let (badge_events, holdings) = build_badges(&badge_events, &badges, |a| {
-        account_id(a).expect("badge holders were interned")
-    });
-    drop(badges);
-    timer.done("badges");
 
     // 4. Record tags.
     let mut tags = tags.into_inner().unwrap_or_else(|e| e.into_inner());
