@@ -161,8 +161,9 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     // lists[L].user == A.
     let small = read_small_tables(src, &entries)?;
     timer.done("small tables");
-    // Most accounts have a list or a profile; the table grows if not.
-    let interner = Interner::new(small.lists.len() + small.ens.len());
+    // Most accounts have a list, many a profile; the table grows if
+    // there are more.
+    let interner = Interner::new(small.lists.len().max(small.ens.len()));
     let primary: Vec<(u64, u32)> = {
         let mut list_users: Vec<(u64, Address)> =
             small.lists.iter().map(|l| (l.token_id, l.user)).collect();

@@ -179,12 +179,12 @@ impl Interner {
     }
 
     /// Doubles the table (between batches, under the write lock) until at
-    /// least half of it and `min_free` slots are free, so probes stay
+    /// least 3/8 of it and `min_free` slots are free, so probes stay
     /// short and every thread's batch finds an empty slot.
     fn make_room(&self) {
         let full = |t: &Table| {
             let free = t.slots.len() - self.len();
-            free < t.slots.len() / 2 || free < self.min_free
+            free < t.slots.len() / 8 * 3 || free < self.min_free
         };
         if !full(&self.table.read().unwrap_or_else(|e| e.into_inner())) {
             return;
