@@ -1108,10 +1108,9 @@ fn snapshots_swap_under_load_without_mixed_or_failed_answers() {
                     seen: BTreeMap::new(),
                 };
                 let begun = Instant::now();
-                while !done.load(Ordering::SeqCst)
-                    && report.requests < 20_000
-                    && begun.elapsed() < Duration::from_secs(60)
-                {
+                // Until the publisher is done (a request cap let fast
+                // release-mode clients stop before the last swaps).
+                while !done.load(Ordering::SeqCst) && begun.elapsed() < Duration::from_secs(60) {
                     let which = (t + report.requests as usize) % SWAP_TARGETS.len();
                     let target = SWAP_TARGETS[which];
                     let resp = conn
