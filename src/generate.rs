@@ -483,16 +483,12 @@ impl Ctx {
     }
 }
 
-/// Rows produced by one chunk of accounts.
+/// Rows produced by one chunk of accounts: every table but `list_ops`
+/// in `rows`, the ops apart until their `seq` is known.
 #[derive(Default)]
 struct ChunkOut {
-    lists: Vec<ListRow>,
-    primary_lists: Vec<PrimaryListRow>,
-    list_records: Vec<RecordRow>,
-    list_record_tags: Vec<TagRow>,
+    rows: Tables,
     list_ops: Vec<GenOp>,
-    ens: Vec<EnsRow>,
-    badges: Vec<BadgeRow>,
 }
 
 /// A generated op before its `seq` is known: 24 bytes instead of a row
@@ -507,16 +503,16 @@ struct GenOp {
     opcode: u8,
 }
 
-impl ChunkOut {
-    /// Moves the rows of every table but `list_ops` into `t`.
-    fn append_rows_to(&mut self, t: &mut Tables) {
-        t.lists.append(&mut self.lists);
-        t.primary_lists.append(&mut self.primary_lists);
-        t.list_records.append(&mut self.list_records);
-        t.list_record_tags.append(&mut self.list_record_tags);
-        t.ens.append(&mut self.ens);
-        t.badges.append(&mut self.badges);
-    }
+/// Moves every row of `from` to the end of `to`.
+fn append_tables(to: &mut Tables, from: &mut Tables) {
+    to.lists.append(&mut from.lists);
+    to.primary_lists.append(&mut from.primary_lists);
+    to.list_records.append(&mut from.list_records);
+    to.list_record_tags.append(&mut from.list_record_tags);
+    to.list_ops.append(&mut from.list_ops);
+    to.ens.append(&mut from.ens);
+    to.badge_events.append(&mut from.badge_events);
+    to.badges.append(&mut from.badges);
 }
 
 /// Generates the tables deterministically (same options -> identical
@@ -529,13 +525,7 @@ pub fn generate_tables(opts: &GenerateOptions, progress: &mut dyn FnMut(u64, u64
         opts,
         progress,
         &mut |mut chunk| {
-            tables.badge_events.append(&mut chunk.badge_events);
-            tables.lists.append(&mut chunk.lists);
-            tables.primary_lists.append(&mut chunk.primary_lists);
-            tables.list_records.append(&mut chunk.list_records);
-            tables.list_record_tags.append(&mut chunk.list_record_tags);
-            tables.ens.append(&mut chunk.ens);
-            tables.badges.append(&mut chunk.badges);
+            append_tables(&mut tables, &mut chunk);
             Ok(())
         },
         &mut |mut batch, _| {
@@ -632,7 +622,7 @@ fn generate_with(
             .collect();
         let mut batch = Tables::default();
         for mut out in outs {
-            out.append_rows_to(&mut batch);
+            append_tables(&mut batch, &mut out.rows);
             all_ops.append(&mut out.list_ops);
         }
         rows(batch)?;
@@ -690,7 +680,7 @@ fn gen_chunk(ctx: &Ctx, chunk: u64) -> ChunkOut {
         let plan = ctx.plans[i as usize];
         let addr = ctx.addr(i);
         if plan.row != RowKind::None {
-            out.primary_lists.push(PrimaryListRow {
+            out.rows.primary_lists.push(PrimaryListRow {
                 address: addr,
                 token_id: plan.row_token,
             });
@@ -723,7 +713,7 @@ fn gen_chunk(ctx: &Ctx, chunk: u64) -> ChunkOut {
             token += 1;
         }
         if rng.chance(0.8) {
-            out.ens.push(gen_ens(ctx, &mut rng, i));
+            out.rows.ens.push(gen_ens(ctx, &mut rng, i));
         }
         if rng.chance(0.2) {
             gen_badges(ctx, &mut rng, &mut out, i);
@@ -781,7 +771,7 @@ fn gen_list(
     } else {
         ctx.addr(ctx.random_account(rng))
     };
-    out.lists.push(ListRow {
+    out.rows.lists.push(ListRow {
         token_id: token,
         user: user_addr,
         owner,
@@ -977,7 +967,7 @@ fn gen_list(
     }
     for (story, &(followed, time)) in s.state.iter().enumerate() {
         if followed {
-            out.list_records.push(RecordRow {
+            out.rows.list_records.push(RecordRow {
                 token_id: token,
                 address: ctx.addr(u64::from(s.targets[story])),
                 updated_at: time,
@@ -986,7 +976,7 @@ fn gen_list(
     }
     for (&(story, tag), &(present, time)) in &tags {
         if present {
-            out.list_record_tags.push(TagRow {
+            out.rows.list_record_tags.push(TagRow {
                 token_id: token,
                 address: ctx.addr(u64::from(s.targets[story as usize])),
                 tag: TAGS[usize::from(tag)].to_owned(),
@@ -1129,7 +1119,7 @@ fn gen_badges(ctx: &Ctx, rng: &mut Rng, out: &mut ChunkOut, i: u64) {
     for e in held {
         let event_id = EVENTS[e].0;
         let token = 100_000 + mix64(stream_seed(ctx.seed, 5, i) ^ event_id as u64) % 9_000_000;
-        out.badges.push(BadgeRow {
+        out.rows.badges.push(BadgeRow {
             address,
             event_id,
             token_id: token.to_string(),

@@ -98,23 +98,9 @@ type SharedTags = Mutex<TagInterner>;
 
 /// The tag texts one row group meets, numbered locally (no lock per row);
 /// mapped to shared ids under one lock once the group is read.
-#[derive(Default)]
-struct LocalTags {
-    ids: FastMap<Box<str>, u32>,
-    texts: Vec<Box<str>>,
-}
+type LocalTags = TagInterner;
 
 impl LocalTags {
-    fn id(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.ids.get(text) {
-            return id;
-        }
-        let id = self.texts.len() as u32;
-        self.texts.push(text.into());
-        self.ids.insert(text.into(), id);
-        id
-    }
-
     /// The shared id of each local id in `wanted` (others: `u32::MAX`).
     fn shared_ids(
         &self,
@@ -475,7 +461,7 @@ fn scan_ops(
             };
             let actor = primary.get(o.token_id)?;
             if !o.tag.is_empty() {
-                let tag = g.tags.id(o.tag);
+                let tag = g.tags.tag(o.tag);
                 g.tagged.push((g.kept, tag));
             }
             g.targets.push(o.target);
@@ -727,7 +713,7 @@ fn scan_tags(
         e,
         TagGroup::default,
         |g: &mut TagGroup, t| {
-            let tag = g.tags.id(t.tag);
+            let tag = g.tags.tag(t.tag);
             g.keys.push((t.token_id, t.address, tag));
             let f = primary_list_user.get(t.token_id)?;
             // A target no visible record has was never interned: invisible.
@@ -743,7 +729,7 @@ fn scan_tags(
             // Keys get ids of every tag; the graph's ids are for visible
             // tags only.
             let every = 0..g.tags.texts.len() as u32;
-            let key_ids = g.tags.shared_ids(every, |text| lock(&all_tags).id(text));
+            let key_ids = g.tags.shared_ids(every, |text| lock(&all_tags).tag(text));
             for key in &mut g.keys {
                 key.2 = key_ids[key.2 as usize];
             }
