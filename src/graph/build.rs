@@ -55,44 +55,6 @@ fn invalid(file: &str, reason: impl Into<String>) -> Stop {
     Stop::Invalid(SnapshotError::new(file, reason))
 }
 
-/// A list's token id to its user's provisional id, for primary lists:
-/// a plain table when token ids are dense (as minted: 1, 2, 3, ...), which
-/// turns the loader's ~50M lookups into mostly-cached array reads; a hash
-/// map otherwise.
-enum PrimaryUsers {
-    Dense(Vec<u32>),
-    Sparse(FastMap<u64, u32>),
-}
-
-impl PrimaryUsers {
-    const NONE: u32 = u32::MAX;
-
-    fn new(pairs: &[(u64, u32)]) -> Self {
-        let max = pairs.iter().map(|p| p.0).max().unwrap_or(0);
-        if max <= 4 * pairs.len() as u64 + 1024 {
-            let mut table = vec![Self::NONE; max as usize + 1];
-            for &(token, user) in pairs {
-                table[token as usize] = user;
-            }
-            PrimaryUsers::Dense(table)
-        } else {
-            PrimaryUsers::Sparse(pairs.iter().copied().collect())
-        }
-    }
-
-    #[inline]
-    fn get(&self, token: u64) -> Option<u32> {
-        match self {
-            PrimaryUsers::Dense(table) => usize::try_from(token)
-                .ok()
-                .and_then(|t| table.get(t))
-                .copied()
-                .filter(|&u| u != Self::NONE),
-            PrimaryUsers::Sparse(map) => map.get(&token).copied(),
-        }
-    }
-}
-
 /// The tag texts, interned from many threads.
 type SharedTags = Mutex<TagInterner>;
 
@@ -171,7 +133,12 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     };
     let (ens, badge_events, badges) = (small.ens, small.badge_events, small.badges);
     drop((small.lists, small.primary_lists));
-    let primary_prov = PrimaryUsers::new(&primary);
+    // Token id -> the user's provisional id (a dense table as minted).
+    let primary_prov = {
+        let mut by_token = primary.clone();
+        by_token.par_sort_unstable();
+        lookup::ListUsers::new(by_token)
+    };
     timer.done("primary lists");
 
     // 2. Ops, and meanwhile (its part is mostly serial) the profiles.
@@ -436,7 +403,7 @@ impl NotificationsBuilder {
 fn scan_ops(
     src: &dyn SnapshotFiles,
     e: &TableEntry,
-    primary: &PrimaryUsers,
+    primary: &lookup::ListUsers,
     interner: &Interner,
     tags: &SharedTags,
 ) -> Result<ScannedOps, Stop> {
@@ -612,7 +579,7 @@ type Edge = (u32, u32, i64);
 fn scan_records(
     src: &dyn SnapshotFiles,
     e: &TableEntry,
-    primary: &PrimaryUsers,
+    primary: &lookup::ListUsers,
     interner: &Interner,
 ) -> Result<Vec<Edge>, Stop> {
     #[derive(Default)]

@@ -1294,16 +1294,10 @@ const RECORD_SPECS: [Spec; 3] = [
     req("updated_at", Kind::Timestamp),
 ];
 
-/// One validated `list_records` row, as the streaming loader sees it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RecordIn {
-    pub token_id: u64,
-    pub address: Address,
-    pub updated_at: i64,
-}
-
-fn record_in(c: &[Column<'_>], i: usize) -> Result<RecordIn, String> {
-    Ok(RecordIn {
+/// One validated `list_records` row (it owns nothing: the streaming
+/// loader and the row reader take the same struct).
+fn record_in(c: &[Column<'_>], i: usize) -> Result<RecordRow, String> {
+    Ok(RecordRow {
         token_id: c[0].token_id(i)?,
         address: c[1].address(i)?,
         updated_at: c[2].timestamp_ms(i)?,
@@ -1388,7 +1382,7 @@ pub(crate) fn scan_list_records<T: Send, X: Send>(
     src: &dyn SnapshotFiles,
     entry: &TableEntry,
     init: impl Fn() -> X + Sync,
-    keep: impl Fn(&mut X, RecordIn) -> Option<T> + Sync,
+    keep: impl Fn(&mut X, RecordRow) -> Option<T> + Sync,
     finish: impl Fn(&mut X, &mut [T]) + Sync,
 ) -> Result<(Vec<T>, Vec<X>), SnapshotError> {
     scan_table(
@@ -1439,14 +1433,7 @@ fn read_list_records(
     dir: &dyn SnapshotFiles,
     e: &TableEntry,
 ) -> Result<Vec<RecordRow>, SnapshotError> {
-    let rows = read_table(dir, e, &RECORD_SPECS, |c, i| {
-        let r = record_in(c, i)?;
-        Ok(RecordRow {
-            token_id: r.token_id,
-            address: r.address,
-            updated_at: r.updated_at,
-        })
-    })?;
+    let rows = read_table(dir, e, &RECORD_SPECS, record_in)?;
     unique(
         &e.file,
         &rows,
