@@ -574,13 +574,6 @@ fn repeated_parameters_first_wins() {
     );
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64
-}
-
 #[test]
 fn missing_or_empty_start_means_now() {
     let now = now_ms();

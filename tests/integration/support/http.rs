@@ -1,0 +1,340 @@
+//! The HTTP/1.1 client of the tests, over a plain `TcpStream`: a request
+//! per connection from a `TestServer`, one keep-alive connection (`Conn`)
+//! for tests that send many, and the response parser both use.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use super::server::TestServer;
+
+impl TestServer {
+    pub fn get(&self, path_and_query: &str) -> Response {
+        self.request("GET", path_and_query, &[])
+    }
+
+    pub fn head(&self, path_and_query: &str) -> Response {
+        self.request("HEAD", path_and_query, &[])
+    }
+
+    pub fn request(&self, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
+        let mut req = format!(
+            "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
+            self.port
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        if matches!(method, "POST" | "PUT" | "PATCH") {
+            req.push_str("Content-Length: 0\r\n");
+        }
+        req.push_str("\r\n");
+        self.raw(
+            req.as_bytes(),
+            method == "HEAD",
+            &format!("{method} {target}"),
+        )
+    }
+
+    /// Sends raw request bytes; `head` says the response has no body.
+    pub fn raw(&self, bytes: &[u8], head: bool, label: &str) -> Response {
+        self.try_raw(bytes, head, label)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// GET that reports connection failures instead of panicking.
+    pub fn try_get(&self, target: &str) -> Result<Response, String> {
+        let req = format!(
+            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            self.port
+        );
+        self.try_raw(req.as_bytes(), false, &format!("GET {target}"))
+    }
+
+    pub fn try_raw(&self, bytes: &[u8], head: bool, label: &str) -> Result<Response, String> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port))
+            .map_err(|e| format!("{label}: connect failed: {e}"))?;
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream
+            .write_all(bytes)
+            .map_err(|e| format!("{label}: write failed: {e}"))?;
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 16 * 1024];
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(resp) = try_parse(&buf, head, label, false) {
+                return Ok(resp);
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "{label}: response not complete after 30 s: {:?}",
+                    String::from_utf8_lossy(&buf)
+                ));
+            }
+            match stream.read(&mut chunk) {
+                Ok(0) => {
+                    return try_parse(&buf, head, label, true).ok_or_else(|| {
+                        format!(
+                            "{label}: connection closed before a complete response: {:?}",
+                            String::from_utf8_lossy(&buf)
+                        )
+                    })
+                }
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Err(format!(
+                        "{label}: read failed: {e}; got so far {:?}",
+                        String::from_utf8_lossy(&buf)
+                    ))
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Response {
+    /// `METHOD target`, for messages.
+    pub request: String,
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// First header with this name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8(self.body.clone())
+            .unwrap_or_else(|_| panic!("{}: body is not UTF-8: {:?}", self.request, self.body))
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "{}: body is not JSON ({e}): {:?}",
+                self.request,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Parses a complete response from `buf`, or None when more bytes are
+/// needed. `eof`: the peer closed, so a body without a length ends here.
+pub fn try_parse(buf: &[u8], head: bool, label: &str, eof: bool) -> Option<Response> {
+    let end = find(buf, b"\r\n\r\n")?;
+    let head_text = std::str::from_utf8(&buf[..end])
+        .unwrap_or_else(|_| panic!("{label}: response head is not UTF-8"));
+    let mut lines = head_text.split("\r\n");
+    let status_line = lines.next().unwrap_or("");
+    let mut parts = status_line.splitn(3, ' ');
+    let version = parts.next().unwrap_or("");
+    assert!(
+        version.starts_with("HTTP/1."),
+        "{label}: bad status line {status_line:?}"
+    );
+    let status: u16 = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{label}: bad status line {status_line:?}"));
+    let headers: Vec<(String, String)> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (k, v) = l
+                .split_once(':')
+                .unwrap_or_else(|| panic!("{label}: bad header line {l:?}"));
+            (k.trim().to_owned(), v.trim().to_owned())
+        })
+        .collect();
+    let rest = &buf[end + 4..];
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    let make = |body: Vec<u8>| Response {
+        request: label.to_owned(),
+        status,
+        headers: headers.clone(),
+        body,
+    };
+    if head || status == 204 || status == 304 || (100..200).contains(&status) {
+        if head && !rest.is_empty() {
+            panic!(
+                "{label}: HEAD response carries body bytes {:?}",
+                String::from_utf8_lossy(rest)
+            );
+        }
+        return Some(make(Vec::new()));
+    }
+    let chunked = get("transfer-encoding")
+        .map(|v| v.to_ascii_lowercase().contains("chunked"))
+        .unwrap_or(false);
+    if chunked {
+        let mut body = Vec::new();
+        let mut pos = 0usize;
+        loop {
+            let line_end = pos + find(&rest[pos..], b"\r\n")?;
+            let size_text = std::str::from_utf8(&rest[pos..line_end]).unwrap();
+            let size_text = size_text.split(';').next().unwrap().trim();
+            let size = usize::from_str_radix(size_text, 16)
+                .unwrap_or_else(|_| panic!("{label}: bad chunk size {size_text:?}"));
+            pos = line_end + 2;
+            if size == 0 {
+                // Trailers end with an empty line.
+                loop {
+                    let l_end = pos + find(&rest[pos..], b"\r\n")?;
+                    if l_end == pos {
+                        return Some(make(body));
+                    }
+                    pos = l_end + 2;
+                }
+            }
+            if rest.len() < pos + size + 2 {
+                return None;
+            }
+            body.extend_from_slice(&rest[pos..pos + size]);
+            pos += size + 2;
+        }
+    }
+    if let Some(len) = get("content-length") {
+        let len: usize = len
+            .parse()
+            .unwrap_or_else(|_| panic!("{label}: bad Content-Length {len:?}"));
+        if rest.len() < len {
+            return None;
+        }
+        return Some(make(rest[..len].to_vec()));
+    }
+    if eof {
+        Some(make(rest.to_vec()))
+    } else {
+        None
+    }
+}
+
+// ------------------------------------------------------ keep-alive client
+
+/// One persistent HTTP/1.1 connection (keep-alive), for tests that send
+/// many requests: no connection per request, so no ephemeral-port churn.
+pub struct Conn {
+    port: u16,
+    stream: Option<TcpStream>,
+    /// How many times the connection was (re)opened.
+    pub connects: u64,
+}
+
+impl Conn {
+    pub fn new(port: u16) -> Conn {
+        Conn {
+            port,
+            stream: None,
+            connects: 0,
+        }
+    }
+
+    fn connect(&mut self) -> Result<&mut TcpStream, String> {
+        if self.stream.is_none() {
+            let stream = TcpStream::connect(("127.0.0.1", self.port))
+                .map_err(|e| format!("connect failed: {e}"))?;
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            let _ = stream.set_nodelay(true);
+            self.connects += 1;
+            self.stream = Some(stream);
+        }
+        Ok(self.stream.as_mut().unwrap())
+    }
+
+    /// GET `target` on the connection. A connection the server closed
+    /// before sending any byte of the response (an idle keep-alive
+    /// connection it dropped) is reopened once and the request resent.
+    pub fn get(&mut self, target: &str) -> Result<Response, String> {
+        let label = format!("GET {target}");
+        let req = format!(
+            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            self.port
+        );
+        for attempt in 0..2 {
+            let reused = self.stream.is_some();
+            let stream = self.connect().map_err(|e| format!("{label}: {e}"))?;
+            if let Err(e) = stream.write_all(req.as_bytes()) {
+                self.stream = None;
+                if reused && attempt == 0 {
+                    continue;
+                }
+                return Err(format!("{label}: write failed: {e}"));
+            }
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 16 * 1024];
+            let resp = loop {
+                if let Some(resp) = try_parse(&buf, false, &label, false) {
+                    break Ok(resp);
+                }
+                match stream.read(&mut chunk) {
+                    Ok(0) if buf.is_empty() => break Err(None),
+                    Ok(0) => {
+                        break try_parse(&buf, false, &label, true).ok_or_else(|| {
+                            Some(format!(
+                                "{label}: connection closed inside a response: {:?}",
+                                String::from_utf8_lossy(&buf)
+                            ))
+                        })
+                    }
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) if buf.is_empty() && e.kind() == std::io::ErrorKind::ConnectionReset => {
+                        break Err(None)
+                    }
+                    Err(e) => {
+                        break Err(Some(format!(
+                            "{label}: read failed: {e}; got so far {:?}",
+                            String::from_utf8_lossy(&buf)
+                        )))
+                    }
+                }
+            };
+            match resp {
+                Ok(resp) => {
+                    let close = resp
+                        .header("connection")
+                        .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+                    if close {
+                        self.stream = None;
+                    }
+                    return Ok(resp);
+                }
+                Err(None) if reused && attempt == 0 => {
+                    self.stream = None;
+                }
+                Err(None) => {
+                    self.stream = None;
+                    return Err(format!(
+                        "{label}: connection closed before any response byte"
+                    ));
+                }
+                Err(Some(e)) => {
+                    self.stream = None;
+                    return Err(e);
+                }
+            }
+        }
+        unreachable!()
+    }
+}
