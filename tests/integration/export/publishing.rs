@@ -1,0 +1,107 @@
+//! Publishing: a snapshot appears whole under its name with checksums and
+//! `export.json`, one the server's loader would reject is never published,
+//! and `--keep` retains the newest snapshots but never the current one.
+
+use followgraph::snapshot::Tables;
+
+use crate::pg::Postgres;
+
+use super::fixture::fixture_sql;
+use super::{current, export, export_json, export_ok, indexer, ms, slot, snapshot_dirs, B, LR};
+
+#[test]
+fn publishes_atomically_with_manifest_checksums_and_export_json() {
+    let pg = Postgres::start();
+    indexer(&pg);
+    pg.execute(&fixture_sql(false));
+    let out = tempfile::tempdir().unwrap();
+    export_ok(&pg.url(), out.path(), &["--name", "first"]);
+    assert_eq!(current(out.path()).as_deref(), Some("first"));
+    let dir = out.path().join("first");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["format"], "graph-snapshot/1");
+    for (table, entry) in manifest["tables"].as_object().unwrap() {
+        let sha = entry["sha256"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{table} has no sha256"));
+        assert_eq!(sha.len(), 64);
+    }
+    assert_eq!(
+        manifest["created_at"],
+        export_json(out.path())["created_at"]
+    );
+    // No temporary directory is left, and an existing name is refused.
+    assert_eq!(snapshot_dirs(out.path()), vec!["first".to_owned()]);
+    let (code, stderr) = export(&pg.url(), out.path(), &["--name", "first"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("already exists"), "{stderr}");
+    // Default names are snap-<UTC time>.
+    export_ok(&pg.url(), out.path(), &[]);
+    let name = current(out.path()).unwrap();
+    assert!(name.starts_with("snap-2") && name.ends_with('Z'), "{name}");
+}
+
+#[test]
+fn a_snapshot_the_server_would_reject_is_never_published() {
+    let pg = Postgres::start();
+    indexer(&pg);
+    pg.execute(&fixture_sql(false));
+    let out = tempfile::tempdir().unwrap();
+    export_ok(&pg.url(), out.path(), &["--name", "good"]);
+    // Two rows at one storage location whose contracts differ only in case
+    // are distinct to the database but the same record to the snapshot:
+    // the exporter writes both, and the server's loader rejects the file.
+    pg.execute(&format!(
+        "INSERT INTO efp_list_records VALUES (8453, '{}', decode('{}', 'hex'), \
+         decode('0101{B}', 'hex'), 1, 1, decode('{B}', 'hex'), now(), now())",
+        LR.to_uppercase().replacen("0X", "0x", 1),
+        slot(1)
+    ));
+    let (code, stderr) = export(&pg.url(), out.path(), &["--name", "bad"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("the server's loader rejects the export: list_records.parquet row"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("duplicate (token_id, address)"), "{stderr}");
+    assert_eq!(current(out.path()).as_deref(), Some("good"));
+    assert_eq!(snapshot_dirs(out.path()), vec!["good".to_owned()]);
+}
+
+#[test]
+fn keep_retains_the_newest_snapshots_and_never_the_current_one() {
+    let pg = Postgres::start();
+    indexer(&pg);
+    pg.execute(&fixture_sql(false));
+    let out = tempfile::tempdir().unwrap();
+    for name in ["k1", "k2", "k3", "k4"] {
+        export_ok(&pg.url(), out.path(), &["--name", name, "--keep", "2"]);
+    }
+    assert_eq!(
+        snapshot_dirs(out.path()),
+        vec!["k3".to_owned(), "k4".to_owned()]
+    );
+    // Newest is by the manifest's created_at: a snapshot of another
+    // producer dated in the future outranks the new export, yet the
+    // snapshot CURRENT names (the new one) is never deleted.
+    followgraph::snapshot::write_snapshot(
+        &out.path().join("future"),
+        ms("2099-01-01T00:00:00.000Z"),
+        &Tables::default(),
+        &followgraph::snapshot::WriteOptions::default(),
+    )
+    .unwrap();
+    std::fs::create_dir(out.path().join("notes")).unwrap(); // no manifest: not a snapshot
+    export_ok(&pg.url(), out.path(), &["--name", "k5", "--keep", "1"]);
+    assert_eq!(
+        snapshot_dirs(out.path()),
+        vec!["future".to_owned(), "k5".to_owned(), "notes".to_owned()]
+    );
+    export_ok(&pg.url(), out.path(), &["--name", "k6", "--keep", "0"]);
+    assert_eq!(
+        snapshot_dirs(out.path()),
+        vec!["k6".to_owned(), "notes".to_owned()]
+    );
+    assert_eq!(current(out.path()).as_deref(), Some("k6"));
+}
