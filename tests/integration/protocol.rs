@@ -1,4 +1,4 @@
-//! HEAD, OPTIONS, CORS and the response cache (reloads: reload.rs).
+//! HEAD, OPTIONS, CORS and the response cache (reloads: reload/).
 
 use std::time::{Duration, Instant};
 
