@@ -83,8 +83,7 @@ fn flags_have_environment_variables() {
 fn max_limit_flag() {
     let root = tempfile::tempdir().unwrap();
     write_and_publish(root.path(), "snap-1", CREATED_AT_MS, &graph());
-    let mut args = serve_args(root.path());
-    args.extend(["--max-limit".into(), "2".into()]);
+    let args = serve_args_with(root.path(), &["--max-limit", "2"]);
     let srv = TestServer::spawn(root, &args, &[]);
     assert_400(
         &srv.get("/api/v1/users/dave.eth/followers?limit=3"),

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{run_to_exit, TestServer};
+use crate::support::{run_to_exit, serve_args_with, TestServer};
 
 const BUCKET: &str = "fgtest";
 const KEY_ID: &str = "fgtestkey";
@@ -175,16 +175,10 @@ fn serve_s3(weed: &Seaweed, root: &str, poll: &str) -> TestServer {
 }
 
 fn serve_s3_with(weed: &Seaweed, root: &str, poll: &str, extra: &[&str]) -> TestServer {
-    let mut args: Vec<OsString> = vec![
-        "serve".into(),
-        "--snapshot".into(),
-        root.into(),
-        "--listen".into(),
-        "127.0.0.1:0".into(),
-        "--poll-interval".into(),
-        poll.into(),
-    ];
-    args.extend(extra.iter().map(OsString::from));
+    let args = serve_args_with(
+        Path::new(root),
+        &[&["--poll-interval", poll], extra].concat(),
+    );
     TestServer::spawn(tempfile::tempdir().unwrap(), &args, &weed.env(SECRET))
 }
 
