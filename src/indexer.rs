@@ -58,19 +58,11 @@ const BADGE_TABLES_SQL: &str = include_str!("../tests/indexer/badge_tables.sql")
 const CHUNK_BYTES: usize = 1 << 20;
 
 // ---------------------------------------------------------------------------
-// Deterministic noise (SplitMix64's finaliser).
-
-const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
-
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+// Deterministic noise.
 
 /// 64 bits of noise for lane `lane` of `token_id`.
 fn noise(token_id: u64, lane: u64) -> u64 {
-    mix64(mix64(token_id ^ 0x5107_5eed).wrapping_add(lane.wrapping_mul(GOLDEN)))
+    crate::rng::keyed(token_id ^ 0x5107_5eed, lane)
 }
 
 /// A list's storage slot: 24 bytes of hash noise of the token id, then the

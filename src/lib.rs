@@ -18,6 +18,7 @@ pub mod live;
 pub mod pg;
 pub mod query;
 pub mod request;
+pub mod rng;
 pub mod snapshot;
 pub mod store;
 pub mod time;

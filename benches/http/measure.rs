@@ -1,0 +1,194 @@
+//! One scenario measured: its paths written out with a wrk script, the
+//! mean body size sampled, a static-body baseline started with that size;
+//! then warm-up, closed-loop rounds alternating between the server and the
+//! baseline, and a paced run at half the server's throughput on each.
+
+use std::path::Path;
+
+use crate::client::http_get;
+use crate::die;
+use crate::options::Opts;
+use crate::scenarios::Scenario;
+use crate::server::Server;
+use crate::wrk::{lua_script, merge_runs, run_wrk, WrkResult};
+
+/// What one scenario measured, with its targets.
+pub struct ScenarioResult {
+    pub name: &'static str,
+    pub describe: &'static str,
+    pub cached: bool,
+    pub paths: usize,
+    pub mean_body: usize,
+    pub main: WrkResult,
+    pub baseline: WrkResult,
+    pub ratio: f64,
+    pub paced_target: f64,
+    pub paced: WrkResult,
+    pub paced_baseline: WrkResult,
+    pub cache_hit_ratio: Option<f64>,
+    pub min_ratio: Option<f64>,
+    pub max_p99_us: Option<f64>,
+}
+
+impl ScenarioResult {
+    pub fn ratio_pass(&self) -> Option<bool> {
+        self.min_ratio.map(|m| self.ratio >= m)
+    }
+    pub fn p99_pass(&self) -> Option<bool> {
+        self.max_p99_us.map(|m| self.paced.p99_us < m)
+    }
+}
+
+/// Measures scenario `sc` over `paths` against `server`; the scripts,
+/// path files and the baseline's log go to `work`.
+pub fn run_scenario(
+    o: &Opts,
+    server: &Server,
+    sc: &Scenario,
+    paths: Vec<String>,
+    work: &Path,
+) -> ScenarioResult {
+    let addr = server.addr.as_str();
+    // Mean body size (and a status check) over a sample of the paths.
+    let sample = paths.len().min(if o.quick { 200 } else { 400 });
+    let (mut bytes, mut n) = (0usize, 0usize);
+    for p in paths.iter().take(sample) {
+        match http_get(addr, p) {
+            Ok(a) if a.status == 200 => {
+                bytes += a.body.len();
+                n += 1;
+            }
+            Ok(a) => die(&format!(
+                "{}: GET {p} answered {} {}",
+                sc.name,
+                a.status,
+                String::from_utf8_lossy(&a.body)
+            )),
+            Err(e) => die(&format!("{}: GET {p}: {e}", sc.name)),
+        }
+    }
+    let mean_body = (bytes / n.max(1)).max(16);
+    let paths_file = work.join(format!("{}.paths", sc.name));
+    std::fs::write(&paths_file, paths.join("\n") + "\n")
+        .unwrap_or_else(|e| die(&format!("{}: {e}", paths_file.display())));
+    let script = work.join(format!("{}.lua", sc.name));
+    std::fs::write(&script, lua_script(&paths_file, o.threads, 0.0))
+        .unwrap_or_else(|e| die(&format!("{}: {e}", script.display())));
+
+    if sc.cached {
+        // Fill the cache: one pass over every path, then the warm-up.
+        for p in &paths {
+            let _ = http_get(addr, p);
+        }
+    }
+    let wrk = |a: &str, script: &Path, secs: u64| {
+        run_wrk(o, a, script, secs, o.connections)
+            .unwrap_or_else(|e| die(&format!("{}: {e}", sc.name)))
+    };
+    let round_s = (o.duration / o.rounds).max(1);
+    eprintln!(
+        "{}: {} paths, mean body {} B; {} x ({} s server + {} s baseline), then {} s paced x2",
+        sc.name,
+        paths.len(),
+        mean_body,
+        o.rounds,
+        round_s,
+        round_s,
+        o.duration
+    );
+    let static_server = Server::start(
+        &o.binary,
+        &[
+            "--listen".into(),
+            "127.0.0.1:0".into(),
+            "--bench-static-body-bytes".into(),
+            mean_body.to_string(),
+        ],
+        &work.join("baseline.log"),
+    );
+    let check =
+        http_get(&static_server.addr, &paths[0]).unwrap_or_else(|e| die(&format!("baseline: {e}")));
+    if check.status != 200 || check.body.len() != mean_body {
+        die(&format!(
+            "baseline answered {} with {} bytes (wanted 200 with {mean_body})",
+            check.status,
+            check.body.len()
+        ));
+    }
+    wrk(addr, &script, o.warmup);
+    wrk(&static_server.addr, &script, o.warmup);
+    // Server and baseline alternate in rounds, so that drift of this
+    // shared machine hits both alike.
+    let (mut main_runs, mut base_runs) = (Vec::new(), Vec::new());
+    let (mut hits, mut lookups) = (0.0, 0.0);
+    for _ in 0..o.rounds {
+        let (hits0, misses0) = (
+            server.metric("followgraph_cache_hits_total"),
+            server.metric("followgraph_cache_misses_total"),
+        );
+        main_runs.push(wrk(addr, &script, round_s));
+        let (hits1, misses1) = (
+            server.metric("followgraph_cache_hits_total"),
+            server.metric("followgraph_cache_misses_total"),
+        );
+        hits += hits1 - hits0;
+        lookups += (hits1 - hits0) + (misses1 - misses0);
+        base_runs.push(wrk(&static_server.addr, &script, round_s));
+    }
+    let cache_hit_ratio = (lookups > 0.0).then(|| hits / lookups);
+    let main = merge_runs(&main_runs);
+    let baseline = merge_runs(&base_runs);
+    let ratio = if baseline.rps > 0.0 {
+        main.rps / baseline.rps
+    } else {
+        0.0
+    };
+
+    let paced_target = (main.rps * 0.5).max(1.0);
+    let paced_script = work.join(format!("{}.paced.lua", sc.name));
+    std::fs::write(
+        &paced_script,
+        lua_script(&paths_file, o.threads, paced_target),
+    )
+    .unwrap_or_else(|e| die(&format!("{}: {e}", paced_script.display())));
+    let paced = wrk(addr, &paced_script, o.duration);
+    // The same paced script on the baseline: the latency floor of this
+    // machine, stack and client at that request rate.
+    let paced_baseline = wrk(&static_server.addr, &paced_script, o.duration);
+    drop(static_server);
+
+    eprintln!(
+        "{}: {:.0} rps (baseline {:.0}, ratio {:.2}); p50 {} p99 {} p99.9 {} us; at {:.0} rps: p99 {} us (baseline {} us){}",
+        sc.name,
+        main.rps,
+        baseline.rps,
+        ratio,
+        main.p50_us,
+        main.p99_us,
+        main.p999_us,
+        paced.rps,
+        paced.p99_us,
+        paced_baseline.p99_us,
+        if main.non_2xx + main.errors > 0 {
+            format!(" ({} non-2xx, {} socket errors)", main.non_2xx, main.errors)
+        } else {
+            String::new()
+        }
+    );
+    ScenarioResult {
+        name: sc.name,
+        describe: sc.describe,
+        cached: sc.cached,
+        paths: paths.len(),
+        mean_body,
+        main,
+        baseline,
+        ratio,
+        paced_target,
+        paced_baseline,
+        paced,
+        cache_hit_ratio,
+        min_ratio: sc.min_ratio,
+        max_p99_us: sc.max_p99_us,
+    }
+}

@@ -1,0 +1,211 @@
+//! The scenarios, as a table (one row each: name, the kind of request,
+//! cached or not, the targets, a description), and how each kind's
+//! request paths are drawn from the subjects. A scenario for a new
+//! endpoint is a [`Kind`], its arm in [`make_path`] and a row of
+//! [`SCENARIOS`].
+
+use std::fmt::Write as _;
+
+use followgraph::rng::ModuloRng;
+
+use crate::client::enc;
+use crate::subjects::Subjects;
+use crate::API;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Details,
+    UserBadges,
+    ListBadges,
+    Search,
+    Notifications,
+    UserFollowers(&'static str),
+    ListFollowers(&'static str),
+    Mix,
+}
+
+pub struct Scenario {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// Requests without `cache=fresh`, measured after one pass over every
+    /// path has filled the response cache.
+    pub cached: bool,
+    /// The targets for this scenario: minimum ratio to the baseline
+    /// and the p99 bound at 50% load (µs).
+    pub min_ratio: Option<f64>,
+    pub max_p99_us: Option<f64>,
+    pub describe: &'static str,
+}
+
+/// A scenario of `cache=fresh` requests.
+const fn fresh(
+    name: &'static str,
+    kind: Kind,
+    min_ratio: Option<f64>,
+    max_p99_us: Option<f64>,
+    describe: &'static str,
+) -> Scenario {
+    Scenario {
+        name,
+        kind,
+        cached: false,
+        min_ratio,
+        max_p99_us,
+        describe,
+    }
+}
+
+/// Throughput at least 0.8x the static-body baseline's.
+const RATIO: Option<f64> = Some(0.8);
+/// p99 under 2 ms at half the scenario's throughput.
+const P99: Option<f64> = Some(2000.0);
+
+/// Every scenario, in the order they run.
+#[rustfmt::skip]
+pub const SCENARIOS: &[Scenario] = &[
+    fresh("user_followers_latest", Kind::UserFollowers("latest"), RATIO, P99, "GET /users/{a}/followers?sort=latest&limit=10 (offset 0 mostly, pages 2-5 20%, tags filter 5%)"),
+    fresh("user_followers_earliest", Kind::UserFollowers("earliest"), RATIO, P99, "same, sort=earliest"),
+    fresh("user_followers_followers", Kind::UserFollowers("followers"), RATIO, P99, "same, sort=followers"),
+    fresh("list_followers_latest", Kind::ListFollowers("latest"), RATIO, P99, "GET /lists/{id}/followers?sort=latest&limit=10 (same offsets/tags)"),
+    fresh("list_followers_earliest", Kind::ListFollowers("earliest"), RATIO, P99, "same, sort=earliest"),
+    fresh("list_followers_followers", Kind::ListFollowers("followers"), RATIO, P99, "same, sort=followers"),
+    fresh("notifications", Kind::Notifications, RATIO, P99, "GET /users/{a}/notifications?interval=week|month|all|day&limit=10 (opcode 30%, start=created_at 50%)"),
+    fresh("list_details", Kind::Details, RATIO, P99, "GET /lists/{id}/details"),
+    fresh("user_badges", Kind::UserBadges, RATIO, P99, "GET /users/{a}/badges"),
+    fresh("list_badges", Kind::ListBadges, RATIO, P99, "GET /lists/{id}/badges"),
+    fresh("search", Kind::Search, Some(0.5), None, "GET /leaderboard/search?term=<3-6 chars of a name, or 0x+2-6 hex>&limit=10"),
+    fresh("mix", Kind::Mix, None, None, "weighted mix: user followers 25%, list followers 10%, notifications 20%, details 15%, user badges 10%, list badges 5%, search 15%"),
+    Scenario { cached: true, ..fresh("mix_cached", Kind::Mix, None, None, "the mix's paths without cache=fresh, after a pass over every path") },
+];
+
+/// The request paths of the scenarios that run, drawn in table order from
+/// one stream, so a seed gives the same paths.
+pub struct PathDraws {
+    rng: ModuloRng,
+    /// The paths of each kind drawn so far (without `cache=fresh`).
+    drawn: Vec<(Kind, Vec<String>)>,
+}
+
+impl PathDraws {
+    pub fn new(seed: u64) -> PathDraws {
+        PathDraws {
+            rng: ModuloRng(seed),
+            drawn: Vec::new(),
+        }
+    }
+
+    /// `n` paths of scenario `sc`, with `cache=fresh` unless it is cached;
+    /// a cached scenario replays the paths of the kind's uncached run
+    /// before it, when there was one.
+    pub fn paths(&mut self, sc: &Scenario, subjects: &Subjects, n: usize) -> Vec<String> {
+        let earlier = self.drawn.iter().find(|(kind, _)| *kind == sc.kind);
+        let base: Vec<String> = match earlier {
+            Some((_, paths)) if sc.cached => paths.clone(),
+            _ => (0..n)
+                .map(|_| make_path(sc.kind, subjects, &mut self.rng))
+                .collect(),
+        };
+        self.drawn.retain(|(kind, _)| *kind != sc.kind);
+        self.drawn.push((sc.kind, base.clone()));
+        if sc.cached {
+            base
+        } else {
+            base.iter().map(|p| with_fresh(p)).collect()
+        }
+    }
+}
+
+fn followers_params(rng: &mut ModuloRng, sort: &str) -> String {
+    let mut q = format!("sort={sort}&limit=10");
+    if rng.with_probability(0.20) {
+        let _ = write!(q, "&offset={}", 10 * (1 + rng.below(4)));
+    }
+    if rng.with_probability(0.05) {
+        q.push_str("&tags=top8%2Cfriend");
+    }
+    q
+}
+
+fn search_term(s: &Subjects, rng: &mut ModuloRng) -> String {
+    if !s.names.is_empty() && rng.with_probability(0.8) {
+        let name = rng.pick_item(&s.names);
+        let stem: Vec<char> = name
+            .split('.')
+            .next()
+            .unwrap_or(name)
+            .to_lowercase()
+            .chars()
+            .collect();
+        if stem.len() >= 3 {
+            let len = (3 + rng.below(4)).min(stem.len());
+            let start = rng.below(stem.len() - len + 1);
+            return stem[start..start + len].iter().collect();
+        }
+    }
+    let a = &rng.pick_item(&s.accounts).address;
+    let len = 2 + rng.below(5);
+    format!("0x{}", &a[2..2 + len])
+}
+
+/// One request path of `kind`: subjects named the way clients name them,
+/// the parameters varied as the scenario table describes.
+pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
+    match kind {
+        Kind::Details => format!("{API}/lists/{}/details", s.list(rng)),
+        Kind::ListBadges => format!("{API}/lists/{}/badges", s.list(rng)),
+        Kind::UserBadges => format!("{API}/users/{}/badges", s.account(rng).ident(rng)),
+        Kind::Search => format!(
+            "{API}/leaderboard/search?term={}&limit=10",
+            enc(&search_term(s, rng))
+        ),
+        Kind::Notifications => {
+            let who = s.account(rng).ident(rng);
+            let interval = match rng.below(10) {
+                0..=3 => "week",
+                4..=6 => "month",
+                7..=8 => "all",
+                _ => "day",
+            };
+            let mut q = format!("interval={interval}&limit=10");
+            if rng.with_probability(0.3) {
+                let _ = write!(q, "&opcode={}", 1 + rng.below(4));
+            }
+            if rng.with_probability(0.5) {
+                let _ = write!(q, "&start={}", s.created_at_s);
+            }
+            format!("{API}/users/{who}/notifications?{q}")
+        }
+        Kind::UserFollowers(sort) => {
+            let who = s.account(rng).ident(rng);
+            format!(
+                "{API}/users/{who}/followers?{}",
+                followers_params(rng, sort)
+            )
+        }
+        Kind::ListFollowers(sort) => {
+            let list = s.list(rng);
+            format!(
+                "{API}/lists/{list}/followers?{}",
+                followers_params(rng, sort)
+            )
+        }
+        Kind::Mix => {
+            let sort = *rng.pick_item(&["latest", "latest", "earliest", "followers"]);
+            let k = match rng.below(100) {
+                0..=24 => Kind::UserFollowers(sort),
+                25..=34 => Kind::ListFollowers(sort),
+                35..=54 => Kind::Notifications,
+                55..=69 => Kind::Details,
+                70..=79 => Kind::UserBadges,
+                80..=84 => Kind::ListBadges,
+                _ => Kind::Search,
+            };
+            make_path(k, s, rng)
+        }
+    }
+}
+
+fn with_fresh(path: &str) -> String {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    format!("{path}{sep}cache=fresh")
+}
