@@ -29,10 +29,9 @@ use std::sync::Mutex;
 
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion};
+use followgraph::api;
 use followgraph::generate::{default_created_at_ms, generate_tables, GenerateOptions};
 use followgraph::graph::Graph;
-use followgraph::query;
-use followgraph::request::{parse_request, route};
 use followgraph::snapshot::{
     format_address, read_snapshot, write_snapshot, LoadedSnapshot, WriteOptions, TABLE_NAMES,
 };
@@ -210,13 +209,11 @@ impl Bench<'_, '_> {
     }
 }
 
-/// Answers `target` (path?query) the way the HTTP layer does, minus HTTP.
+/// Answers `target` (path?query) the way the HTTP layer does, minus HTTP:
+/// route, parse, resolve, render.
 fn answer(g: &Graph, target: &str) -> String {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    let route = route(path).1.expect("a known path");
-    let req = parse_request(&route, query, 1000).expect("a valid request");
-    let resolved = query::resolve(g, &req.subject).expect("a known subject");
-    query::render(g, &req, &resolved, g.created_at_ms)
+    api::answer(g, path, query, 1000, g.created_at_ms).expect("a valid request")
 }
 
 fn benches(c: &mut Criterion, dir: &Path) {

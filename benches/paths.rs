@@ -14,9 +14,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use followgraph::api;
 use followgraph::graph::Graph;
-use followgraph::query;
-use followgraph::request::{parse_request, route};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -70,13 +69,16 @@ fn main() {
             micros.clear();
             for p in &paths {
                 let (path, q) = p.split_once('?').unwrap_or((p, ""));
-                let Some(r) = route(path).1 else { continue };
-                let Ok(req) = parse_request(&r, q, 1000) else {
+                let Some(r) = api::route(path).1 else {
+                    continue;
+                };
+                let Ok(req) = api::parse(&r, q, 1000) else {
                     continue;
                 };
                 let t0 = Instant::now();
-                let body = query::resolve(&g, &req.subject)
-                    .map(|target| query::render(&g, &req, &target, g.created_at_ms));
+                let body = req
+                    .resolve(&g)
+                    .map(|call| api::render(&g, &call, g.created_at_ms));
                 let us = t0.elapsed().as_secs_f64() * 1e6;
                 std::hint::black_box(body.map(|b| b.len()).unwrap_or(0));
                 if pass == 1 {

@@ -7,8 +7,12 @@ use std::fmt;
 pub enum ApiError {
     /// 404 `{"error": "<path> is not a valid path"}` (decoded path).
     UnknownPath(String),
-    /// 405 on a known path.
-    MethodNotAllowed { method: String, path: String },
+    /// 405 on a known path; `allowed` is what its endpoint takes.
+    MethodNotAllowed {
+        method: String,
+        path: String,
+        allowed: crate::api::Method,
+    },
     /// 400: a path segment is not UTF-8 after percent-decoding.
     PathNotUtf8,
     /// 400 `{"response": "Invalid list id"}`.
@@ -44,9 +48,16 @@ impl ApiError {
     pub fn body(&self) -> String {
         let (key, text) = match self {
             ApiError::UnknownPath(path) => ("error", format!("{path} is not a valid path")),
-            ApiError::MethodNotAllowed { method, path } => (
+            ApiError::MethodNotAllowed {
+                method,
+                path,
+                allowed,
+            } => (
                 "error",
-                format!("{method} is not allowed on {path}; use GET or HEAD"),
+                format!(
+                    "{method} is not allowed on {path}; use {}",
+                    allowed.usable()
+                ),
             ),
             ApiError::PathNotUtf8 => ("response", "path is not valid UTF-8".to_owned()),
             ApiError::InvalidListId => ("response", "Invalid list id".to_owned()),

@@ -2,10 +2,11 @@
 //! immutable in-memory graph built from Parquet snapshots.
 //!
 //! Engine (no HTTP): [`snapshot`] reads and validates tables, [`graph`]
-//! builds the graph and its indexes, [`request`] validates a request
-//! target, [`query`] answers it. [`http`] is the thin warp layer on top,
-//! [`live`] holds the snapshot being served.
+//! builds the graph and its indexes, [`api`] routes, validates, resolves
+//! and answers a request target from a graph. [`http`] is the thin warp
+//! layer on top, [`live`] holds the snapshot being served.
 
+pub mod api;
 pub mod config;
 pub mod error;
 pub mod export;
@@ -16,8 +17,6 @@ pub mod indexer;
 pub mod json;
 pub mod live;
 pub mod pg;
-pub mod query;
-pub mod request;
 pub mod rng;
 pub mod snapshot;
 pub mod store;

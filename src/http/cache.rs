@@ -1,6 +1,7 @@
-//! The response cache: rendered bodies keyed by snapshot generation,
-//! endpoint, resolved subject and normalised parameters, with a TTL and a
-//! bound on the bytes held (a flood of unique keys evicts, never grows).
+//! The response cache: rendered bodies keyed by snapshot generation and
+//! resolved call (endpoint, resolved subjects, normalised parameters),
+//! with a TTL and a bound on the bytes held (a flood of unique keys
+//! evicts, never grows).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -8,28 +9,20 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use dashmap::DashMap;
 
+use crate::api::Resolved;
 use crate::graph::FastState;
-use crate::query::Target;
-use crate::request::{Endpoint, Params};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CacheKey {
     pub generation: u64,
-    pub endpoint: Endpoint,
-    pub target: Target,
-    pub params: Params,
+    /// The endpoint, its resolved subjects and normalised parameters.
+    pub call: Resolved,
 }
 
 impl CacheKey {
     /// Approximate heap + inline size, for the byte bound.
     fn cost(&self) -> usize {
-        let strings = match &self.params {
-            Params::Search { term, .. } => term.len(),
-            Params::Notifications(p) => p.tag.as_ref().map_or(0, String::len),
-            Params::Followers(p) => p.tags.iter().map(|t| t.len() + 24).sum(),
-            Params::None => 0,
-        };
-        std::mem::size_of::<CacheKey>() + strings
+        std::mem::size_of::<CacheKey>() + self.call.heap_bytes()
     }
 }
 
@@ -151,16 +144,15 @@ impl ResponseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::{Call, ListUser};
 
     fn key(i: u64) -> CacheKey {
         CacheKey {
             generation: 1,
-            endpoint: Endpoint::ListDetails,
-            target: Target::List {
+            call: Call::ListDetails(ListUser {
                 token_id: i,
                 user: 0,
-            },
-            params: Params::None,
+            }),
         }
     }
 

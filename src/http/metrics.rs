@@ -5,14 +5,14 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::api::Endpoint;
 use crate::live::Live;
-use crate::request::Endpoint;
 use crate::snapshot::TABLE_NAMES;
 
-/// Endpoint labels: the seven endpoints, then `other` (unknown paths and
-/// the operations endpoints).
-const LABELS: usize = 8;
-const OTHER: usize = 7;
+/// Endpoint labels: the API endpoints in table order, then `other`
+/// (unknown paths and the operations endpoints).
+const LABELS: usize = Endpoint::COUNT + 1;
+const OTHER: usize = Endpoint::COUNT;
 const STATUSES: [u16; 9] = [200, 204, 400, 404, 405, 414, 431, 500, 503];
 /// Histogram bucket upper bounds in seconds.
 const BUCKETS: [f64; 12] = [
@@ -30,7 +30,6 @@ struct Histogram {
     sum_nanos: AtomicU64,
 }
 
-#[derive(Default)]
 pub struct Metrics {
     /// `[endpoint][status index]`; the last status slot counts the rest.
     requests: [[AtomicU64; STATUSES.len() + 1]; LABELS],
@@ -39,12 +38,22 @@ pub struct Metrics {
     pub cache_misses: AtomicU64,
 }
 
+impl Default for Metrics {
+    // By hand: `Default` is derived for arrays of at most 32 elements.
+    fn default() -> Self {
+        Metrics {
+            requests: std::array::from_fn(|_| Default::default()),
+            latency: std::array::from_fn(|_| Default::default()),
+            cache_hits: AtomicU64::new(0),
+            cache_misses: AtomicU64::new(0),
+        }
+    }
+}
+
 impl Metrics {
     /// Records one answered request (`endpoint` None: `other`).
     pub fn observe(&self, endpoint: Option<Endpoint>, status: u16, took: Duration) {
-        let e = endpoint.map_or(OTHER, |ep| {
-            Endpoint::ALL.iter().position(|x| *x == ep).unwrap_or(OTHER)
-        });
+        let e = endpoint.map_or(OTHER, Endpoint::index);
         let s = STATUSES
             .iter()
             .position(|&x| x == status)

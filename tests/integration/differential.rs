@@ -1,10 +1,9 @@
 //! Differential property test: a naive model of API.md (straight loops
 //! over the raw table rows, `differential/model.rs`) against the real
-//! engine (`request::route` + `parse_request` + `query::resolve` +
-//! `query::render`, in process), over many random small snapshots and
-//! random request targets for all seven endpoints. Bodies are compared as
-//! exact strings (the model's `serde_json::Value` serialised compactly, key
-//! order kept).
+//! engine (`api::answer`: route, parse, resolve and render, in process),
+//! over many random small snapshots and random request targets for all
+//! seven endpoints. Bodies are compared as exact strings (the model's
+//! `serde_json::Value` serialised compactly, key order kept).
 //!
 //! Some snapshots also make a round trip through Parquet
 //! (`write_snapshot` + `read_snapshot` + `Graph::build`), which checks that
@@ -16,6 +15,7 @@ mod model;
 
 use std::fmt::Write as _;
 
+use followgraph::error::ApiError;
 use followgraph::graph::Graph;
 use followgraph::snapshot::{Address, Tables};
 use proptest::prelude::*;
@@ -51,14 +51,9 @@ fn build_graph(snap: &Snap) -> Graph {
 
 /// The engine's answer: status and body.
 fn engine(g: &Graph, req: &Req) -> (u16, String) {
-    let (_, route) = followgraph::request::route(&req.path);
-    let route = route.unwrap_or_else(|| panic!("{} is a known path", req.path));
-    let answer = followgraph::request::parse_request(&route, &req.query, 1000).and_then(|r| {
-        let target = followgraph::query::resolve(g, &r.subject)?;
-        Ok(followgraph::query::render(g, &r, &target, NOW_MS))
-    });
-    match answer {
+    match followgraph::api::answer(g, &req.path, &req.query, 1000, NOW_MS) {
         Ok(body) => (200, body),
+        Err(ApiError::UnknownPath(_)) => panic!("{} is a known path", req.path),
         Err(e) => (e.status(), e.body()),
     }
 }

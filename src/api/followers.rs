@@ -1,0 +1,297 @@
+//! Sections 6 and 7, `/users/{addressOrENS}/followers` and
+//! `/lists/{token_id}/followers`: T's followers in the requested order,
+//! paged, with a tag filter. (allFollowers, latestFollowers and
+//! searchFollowers, sections 19-24, belong here.)
+
+use crate::error::ApiError;
+use crate::graph::{AccountId, Graph, Record, FLAG_BLOCK, FLAG_MUTE};
+
+use super::query_string::{trim, Query};
+use super::rows::push_follower;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FollowerSort {
+    Latest,
+    Earliest,
+    Followers,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FollowerParams {
+    /// Tags to keep (any of them), sorted and de-duplicated; empty: no filter.
+    pub tags: Vec<String>,
+    pub sort: FollowerSort,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+impl FollowerParams {
+    /// Parameters in table order: limit, offset, tags, sort.
+    pub fn parse(q: &Query<'_>, max_limit: u64) -> Result<FollowerParams, ApiError> {
+        let limit = q.limit(10, max_limit)?;
+        let offset = q.offset()?;
+        let mut tags: Vec<String> = q
+            .text("tags")?
+            .unwrap_or("")
+            .split(',')
+            .map(trim)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .collect();
+        tags.sort_unstable();
+        tags.dedup();
+        let sort = match q.text("sort")?.unwrap_or("").to_ascii_lowercase().as_str() {
+            "earliest" => FollowerSort::Earliest,
+            "followers" => FollowerSort::Followers,
+            _ => FollowerSort::Latest,
+        };
+        Ok(FollowerParams {
+            tags,
+            sort,
+            limit,
+            offset,
+        })
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.tags.iter().map(|t| t.len() + 24).sum()
+    }
+}
+
+/// Who of T's followers a variant leaves out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exclude {
+    /// 6: nobody.
+    Nobody,
+    /// 7: followers whose record of T carries `block` or `mute`.
+    BlockedOrMuted,
+}
+
+/// How many followers are looked up together (see `Graph::records`): a
+/// page of 10 plus a little filtering in one batch.
+const BATCH: usize = 16;
+
+/// T's followers with F's record of T, in the requested order, produced
+/// batch by batch.
+struct FollowerCandidates<'a> {
+    g: &'a Graph,
+    t: AccountId,
+    /// `latest` or `by_count`; `earliest` walks `latest` backwards.
+    order: &'a [AccountId],
+    earliest: bool,
+    /// Next index into `order` (forwards), or end of the unread part
+    /// (backwards).
+    pos: usize,
+    /// Earliest only: fetched but not yet emitted, in backward order; the
+    /// last run of equal `updated_at` may continue in the next batch.
+    pending: Vec<(AccountId, Record)>,
+    pairs: Vec<(AccountId, AccountId)>,
+    records: Vec<Option<Record>>,
+}
+
+impl<'a> FollowerCandidates<'a> {
+    fn new(g: &'a Graph, t: AccountId, sort: FollowerSort) -> Self {
+        let (order, earliest) = match sort {
+            FollowerSort::Latest => (g.followers_latest(t), false),
+            FollowerSort::Followers => (g.followers_by_count(t), false),
+            FollowerSort::Earliest => (g.followers_latest(t), true),
+        };
+        FollowerCandidates {
+            g,
+            t,
+            order,
+            earliest,
+            pos: if earliest { order.len() } else { 0 },
+            pending: Vec::new(),
+            pairs: Vec::with_capacity(BATCH),
+            records: Vec::with_capacity(BATCH),
+        }
+    }
+
+    /// Skips `n` followers without looking anything up, where the order
+    /// allows it (`earliest` needs the times to order ties).
+    fn skip_unfiltered(&mut self, n: usize) -> usize {
+        if self.earliest {
+            return n;
+        }
+        let skipped = n.min(self.order.len() - self.pos);
+        self.pos += skipped;
+        n - skipped
+    }
+
+    /// Appends the next at most `want` candidates (at least one while any
+    /// are left) to `out`.
+    fn next_batch(&mut self, want: usize, out: &mut Vec<(AccountId, Record)>) {
+        let want = want.clamp(1, BATCH);
+        if !self.earliest {
+            let ids = &self.order[self.pos..(self.pos + want).min(self.order.len())];
+            self.pos += ids.len();
+            self.lookup(ids.iter().copied(), out);
+            return;
+        }
+        // Backwards, `latest` is (time ascending, address descending);
+        // each run of equal times is reversed into address order.
+        loop {
+            if self.pos == 0 && self.pending.is_empty() {
+                return;
+            }
+            let ids = &self.order[self.pos.saturating_sub(BATCH)..self.pos];
+            self.pos -= ids.len();
+            let mut fetched = std::mem::take(&mut self.pending);
+            self.lookup(ids.iter().rev().copied(), &mut fetched);
+            let complete = if self.pos == 0 {
+                fetched.len()
+            } else {
+                let last = fetched.last().map_or(0, |r| r.1.updated_at);
+                fetched.len()
+                    - fetched
+                        .iter()
+                        .rev()
+                        .take_while(|r| r.1.updated_at == last)
+                        .count()
+            };
+            self.pending = fetched.split_off(complete);
+            let mut run_start = 0;
+            for i in 1..=fetched.len() {
+                if i == fetched.len() || fetched[i].1.updated_at != fetched[run_start].1.updated_at
+                {
+                    out.extend(fetched[run_start..i].iter().rev());
+                    run_start = i;
+                }
+            }
+            if complete > 0 {
+                return;
+            }
+        }
+    }
+
+    fn lookup(&mut self, ids: impl Iterator<Item = AccountId>, out: &mut Vec<(AccountId, Record)>) {
+        self.pairs.clear();
+        self.pairs.extend(ids.map(|f| (f, self.t)));
+        self.g.records(&self.pairs, &mut self.records);
+        // Every follower in the index has a record of T.
+        out.extend(
+            self.pairs
+                .iter()
+                .zip(&self.records)
+                .filter_map(|(&(f, _), r)| Some((f, (*r)?))),
+        );
+    }
+}
+
+/// `t`: the account, or the list's user; `None` (no data) has no
+/// followers.
+pub fn render(
+    g: &Graph,
+    t: Option<AccountId>,
+    p: &FollowerParams,
+    exclude: Exclude,
+    out: &mut String,
+) {
+    out.push_str("{\"followers\":[");
+    let Some(t) = t else {
+        out.push_str("]}");
+        return;
+    };
+    let wanted: Vec<u32> = p.tags.iter().filter_map(|tag| g.tag_id(tag)).collect();
+    if !p.tags.is_empty() && wanted.is_empty() {
+        out.push_str("]}");
+        return;
+    }
+    let exclude_blocked_muted = exclude == Exclude::BlockedOrMuted;
+    let keep = |r: &Record| {
+        let flags = g.tagset_flags(r.tagset);
+        !(exclude_blocked_muted && flags & (FLAG_BLOCK | FLAG_MUTE) != 0)
+            && (wanted.is_empty() || g.tagset(r.tagset).iter().any(|tag| wanted.contains(tag)))
+    };
+    let filtered = exclude_blocked_muted || !wanted.is_empty();
+    let mut candidates = FollowerCandidates::new(g, t, p.sort);
+    let mut skip = if filtered {
+        p.offset
+    } else {
+        candidates.skip_unfiltered(p.offset)
+    };
+    let mut rows: Vec<(AccountId, Record)> = Vec::with_capacity(p.limit.min(BATCH));
+    let mut batch = Vec::with_capacity(BATCH);
+    while rows.len() < p.limit {
+        batch.clear();
+        // Unfiltered, exactly the rows still missing are fetched.
+        let want = if filtered || skip > 0 {
+            BATCH
+        } else {
+            p.limit - rows.len()
+        };
+        candidates.next_batch(want, &mut batch);
+        if batch.is_empty() {
+            break;
+        }
+        for &(f, r) in &batch {
+            if !keep(&r) {
+                continue;
+            }
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            rows.push((f, r));
+            if rows.len() == p.limit {
+                break;
+            }
+        }
+    }
+    // T's records of the page's followers, for the is_* flags.
+    let back_pairs: Vec<(AccountId, AccountId)> = rows.iter().map(|&(f, _)| (t, f)).collect();
+    let mut back_records = Vec::with_capacity(rows.len());
+    g.records(&back_pairs, &mut back_records);
+    g.prefetch_accounts(&rows.iter().map(|&(f, _)| f).collect::<Vec<_>>());
+    for (i, ((f, record), back)) in rows.iter().zip(&back_records).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_follower(out, g, *f, record, back.as_ref());
+    }
+    out.push_str("]}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(query: &str) -> Result<FollowerParams, ApiError> {
+        FollowerParams::parse(&Query::parse(query), 1000)
+    }
+
+    #[test]
+    fn numbers_defaults_and_errors() {
+        assert_eq!(
+            parse("limit=&offset=007&limit=3").unwrap(),
+            FollowerParams {
+                tags: vec![],
+                sort: FollowerSort::Latest,
+                limit: 10,
+                offset: 7
+            }
+        );
+        for (q, msg) in [
+            ("limit=-1", "limit must be a non-negative integer"),
+            ("limit=1e3", "limit must be a non-negative integer"),
+            ("limit=%201", "limit must be a non-negative integer"),
+            (
+                "limit=18446744073709551616",
+                "limit must be a non-negative integer",
+            ),
+            ("limit=1001", "limit must be at most 1000"),
+            ("offset=x&limit=y", "limit must be a non-negative integer"),
+            ("sort=%FF", "sort is not valid UTF-8"),
+        ] {
+            assert_eq!(parse(q), Err(ApiError::BadParameter(msg.into())), "{q}");
+        }
+    }
+
+    #[test]
+    fn tags_trimmed_sorted_deduplicated() {
+        let p = parse("tags=b,+a+,,a&sort=EARLIEST").unwrap();
+        assert_eq!(p.tags, vec!["a".to_owned(), "b".to_owned()]);
+        assert_eq!(p.sort, FollowerSort::Earliest);
+    }
+}

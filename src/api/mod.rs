@@ -1,0 +1,298 @@
+//! The engine's request layer: from a request target to a JSON body, with
+//! no HTTP types. One pipeline, run in this order (the HTTP layer runs the
+//! steps apart: it parses before it reads the live snapshot, and its cache
+//! sits between resolving and rendering):
+//!
+//! 1. [`route`]: the raw path to an endpoint and its decoded path
+//!    parameters (`None`: an unknown path, the caller's 404);
+//! 2. [`parse`]: path parameters and query to a typed [`Request`], the
+//!    400s in API.md's order;
+//! 3. [`Request::resolve`]: accounts and lists looked up in one graph, the
+//!    404s; the [`Resolved`] call is what the response cache keys on;
+//! 4. [`render`]: the body.
+//!
+//! [`answer`] runs all four.
+//!
+//! Files: `endpoints.rs` is the table of endpoints (names, methods, paths,
+//! query parameters) and the routing derived from it; `query_string.rs`
+//! decodes and reads parameters; `subject.rs` parses and resolves
+//! `{addressOrENS}` and `{token_id}`; `rows.rs` writes the JSON pieces
+//! several endpoints share. Then one file per family of endpoints, each
+//! with its parameters, their parsing and its rendering: `details.rs` (1;
+//! later 10), `badges.rs` (2, 3), `leaderboard.rs` (4; later 38-40),
+//! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22). The
+//! families still to come go beside them: `account.rs` (8, 9, 13, 14),
+//! `stats.rs` (11, 12, 41), `following.rs` (15-18, 27, 28), `states.rs`
+//! (30-33), `tags.rs` (34-37), `search.rs` (23-26, 29), `openapi.rs` (42).
+//!
+//! An endpoint is a row of the table, a [`Call`] variant holding its path
+//! subjects and parameters, and an arm in each `match` on `Call` below
+//! (the compiler lists them).
+
+mod badges;
+mod details;
+pub mod endpoints;
+mod followers;
+mod leaderboard;
+mod notifications;
+pub mod query_string;
+pub mod rows;
+pub mod subject;
+
+pub use endpoints::{route, Endpoint, Family, Method, Operation, Route};
+pub use followers::{Exclude, FollowerParams, FollowerSort};
+pub use leaderboard::SearchParams;
+pub use notifications::{Interval, NotificationParams};
+pub use query_string::{percent_decode, Query};
+pub use subject::{parse_token_id, resolve_list, Account, AccountRef, ListUser, TokenId};
+
+use crate::error::ApiError;
+use crate::graph::Graph;
+
+/// What a request asks: one variant per endpoint, holding its path
+/// subjects (`A` for an `{addressOrENS}`, `L` for a `{token_id}`, in path
+/// order) and its typed parameters. As parsed the subjects are references
+/// (`Call`); resolved, they are accounts and list users ([`Resolved`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Call<A = AccountRef, L = TokenId> {
+    ListDetails(L),
+    UserBadges(A),
+    ListBadges(L),
+    LeaderboardSearch(SearchParams),
+    UserNotifications(A, NotificationParams),
+    UserFollowers(A, FollowerParams),
+    ListFollowers(L, FollowerParams),
+}
+
+/// A call whose subjects are resolved in one graph: what `render` answers
+/// and the response cache keys on.
+pub type Resolved = Call<Account, ListUser>;
+
+impl<A, L> Call<A, L> {
+    pub fn endpoint(&self) -> Endpoint {
+        match self {
+            Call::ListDetails(..) => Endpoint::ListDetails,
+            Call::UserBadges(..) => Endpoint::UserBadges,
+            Call::ListBadges(..) => Endpoint::ListBadges,
+            Call::LeaderboardSearch(..) => Endpoint::LeaderboardSearch,
+            Call::UserNotifications(..) => Endpoint::UserNotifications,
+            Call::UserFollowers(..) => Endpoint::UserFollowers,
+            Call::ListFollowers(..) => Endpoint::ListFollowers,
+        }
+    }
+
+    /// The page size, for endpoints that page.
+    pub fn limit(&self) -> Option<usize> {
+        match self {
+            Call::ListDetails(..) | Call::UserBadges(..) | Call::ListBadges(..) => None,
+            Call::LeaderboardSearch(p) => Some(p.limit),
+            Call::UserNotifications(_, p) => Some(p.limit),
+            Call::UserFollowers(_, p) | Call::ListFollowers(_, p) => Some(p.limit),
+        }
+    }
+
+    /// Heap bytes held by the parameters, for the response cache's bound.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Call::ListDetails(..) | Call::UserBadges(..) | Call::ListBadges(..) => 0,
+            Call::LeaderboardSearch(p) => p.heap_bytes(),
+            Call::UserNotifications(_, p) => p.heap_bytes(),
+            Call::UserFollowers(_, p) | Call::ListFollowers(_, p) => p.heap_bytes(),
+        }
+    }
+}
+
+/// A fully validated request, ready to resolve.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Request {
+    pub call: Call,
+    /// `cache=fresh`: skip the cache lookup (the answer is still stored).
+    pub fresh: bool,
+}
+
+/// Validates path parameters and query for `route`, in API.md's error
+/// order: path parameters in path order, then query parameters in the
+/// order of the endpoint's row.
+pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, ApiError> {
+    let q = Query::parse(raw_query);
+    // Arguments are evaluated left to right: path parameters first.
+    let call = match route.endpoint {
+        Endpoint::ListDetails => Call::ListDetails(route.token_id(0)?),
+        Endpoint::UserBadges => Call::UserBadges(route.account(0)?),
+        Endpoint::ListBadges => Call::ListBadges(route.token_id(0)?),
+        Endpoint::LeaderboardSearch => Call::LeaderboardSearch(SearchParams::parse(&q, max_limit)?),
+        Endpoint::UserNotifications => {
+            Call::UserNotifications(route.account(0)?, NotificationParams::parse(&q, max_limit)?)
+        }
+        Endpoint::UserFollowers => {
+            Call::UserFollowers(route.account(0)?, FollowerParams::parse(&q, max_limit)?)
+        }
+        Endpoint::ListFollowers => {
+            Call::ListFollowers(route.token_id(0)?, FollowerParams::parse(&q, max_limit)?)
+        }
+    };
+    Ok(Request {
+        call,
+        fresh: q.fresh()?,
+    })
+}
+
+impl Request {
+    /// Looks the subjects up in `g`, in path order: unknown names give 404
+    /// "ENS name not valid or does not exist", lists that are not a
+    /// primary list 404 "No User Found".
+    pub fn resolve(self, g: &Graph) -> Result<Resolved, ApiError> {
+        let list = |token_id| resolve_list(g, token_id);
+        Ok(match self.call {
+            Call::ListDetails(l) => Call::ListDetails(list(l)?),
+            Call::UserBadges(a) => Call::UserBadges(a.resolve(g)?),
+            Call::ListBadges(l) => Call::ListBadges(list(l)?),
+            Call::LeaderboardSearch(p) => Call::LeaderboardSearch(p),
+            Call::UserNotifications(a, p) => Call::UserNotifications(a.resolve(g)?, p),
+            Call::UserFollowers(a, p) => Call::UserFollowers(a.resolve(g)?, p),
+            Call::ListFollowers(l, p) => Call::ListFollowers(list(l)?, p),
+        })
+    }
+}
+
+/// The body answering `call`. `now_ms` is the default end of the
+/// notifications window.
+pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
+    let mut body = String::with_capacity(1024);
+    let out = &mut body;
+    match call {
+        Call::ListDetails(list) => details::render(g, list.user, out),
+        Call::UserBadges(account) => badges::render(g, account.id, out),
+        Call::ListBadges(list) => badges::render(g, Some(list.user), out),
+        Call::LeaderboardSearch(p) => leaderboard::render_search(g, p, out),
+        Call::UserNotifications(account, p) => notifications::render(g, account.id, p, now_ms, out),
+        Call::UserFollowers(account, p) => {
+            followers::render(g, account.id, p, Exclude::Nobody, out)
+        }
+        Call::ListFollowers(list, p) => {
+            followers::render(g, Some(list.user), p, Exclude::BlockedOrMuted, out)
+        }
+    }
+    body
+}
+
+/// The whole pipeline for one request target: the body, or the error
+/// answering it (an unknown path is 404 with the decoded path).
+pub fn answer(
+    g: &Graph,
+    raw_path: &str,
+    raw_query: &str,
+    max_limit: u64,
+    now_ms: i64,
+) -> Result<String, ApiError> {
+    let (decoded, route) = route(raw_path);
+    let route = route.ok_or(ApiError::UnknownPath(decoded))?;
+    let call = parse(&route, raw_query, max_limit)?.resolve(g)?;
+    Ok(render(g, &call, now_ms))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::endpoints::tests::{example_path, path_with};
+    use super::*;
+
+    fn parsed(path: &str, query: &str) -> Result<Request, ApiError> {
+        parse(&route(path).1.expect("a known path"), query, 1000)
+    }
+
+    #[test]
+    fn path_errors_come_before_query_errors() {
+        assert_eq!(
+            parsed("/api/v1/lists/0/followers", "limit=x"),
+            Err(ApiError::InvalidListId)
+        );
+        assert_eq!(
+            parsed("/api/v1/users/%FF/badges", "cache=%FF"),
+            Err(ApiError::PathNotUtf8)
+        );
+        assert_eq!(
+            parsed("/api/v1/lists/%FF/badges", ""),
+            Err(ApiError::InvalidListId)
+        );
+        let r = parsed(
+            "/api/v1/users/Bob.eth/followers",
+            "cache=fresh&sort=followers",
+        )
+        .unwrap();
+        assert!(r.fresh);
+        assert_eq!(r.call.endpoint(), Endpoint::UserFollowers);
+        let Call::UserFollowers(AccountRef::Name(name), p) = r.call else {
+            panic!("{:?}", r.call)
+        };
+        assert_eq!(name, "bob.eth");
+        assert_eq!(p.sort, FollowerSort::Followers);
+    }
+
+    /// Each row's query parameters are read, in the row's order; others
+    /// are ignored whatever they hold.
+    #[test]
+    fn query_parameters_answer_in_table_order() {
+        let bad = |name: &str| ApiError::BadParameter(format!("{name} is not valid UTF-8"));
+        let every: Vec<&str> = Endpoint::ALL
+            .iter()
+            .flat_map(|e| e.query_params().iter().copied())
+            .collect();
+        for e in Endpoint::ALL {
+            let path = example_path(e);
+            let taken = e.query_params();
+            for (i, first) in taken.iter().enumerate() {
+                assert_eq!(
+                    parsed(&path, &format!("{first}=%FF")).err(),
+                    Some(bad(first))
+                );
+                for later in &taken[i + 1..] {
+                    let q = format!("{later}=%FF&{first}=%FF");
+                    assert_eq!(parsed(&path, &q).err(), Some(bad(first)), "{e:?} {q}");
+                }
+            }
+            for other in every.iter().filter(|p| !taken.contains(p)) {
+                let q = format!("{other}=%FF");
+                assert_eq!(parsed(&path, &q).map(|r| r.call.endpoint()), Ok(e), "{q}");
+            }
+        }
+    }
+
+    /// Path parameters are parsed as the row's path says.
+    #[test]
+    fn path_parameters_as_the_table_says() {
+        use endpoints::Segment;
+        for e in Endpoint::ALL {
+            let has = |kind: Segment| e.shape().segments().contains(&kind);
+            let address = "0x0000000000000000000000000000000000000001";
+            assert_eq!(
+                parsed(&path_with(e, "x", address), "").err(),
+                has(Segment::TokenId).then_some(ApiError::InvalidListId),
+                "{e:?}"
+            );
+            assert_eq!(
+                parsed(&path_with(e, "1", "%FF"), "").err(),
+                has(Segment::Account).then_some(ApiError::PathNotUtf8),
+                "{e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn limits_respect_the_maximum() {
+        for e in Endpoint::ALL {
+            let route = route(&example_path(e)).1.unwrap();
+            for max in [0, 1, 3, 1000] {
+                if let Ok(Some(limit)) = parse(&route, "", max).map(|r| r.call.limit()) {
+                    assert!(limit as u64 <= max, "{e:?} {limit} > {max}");
+                }
+                let r = parse(&route, &format!("limit={}", max + 1), max);
+                if e.query_params().contains(&"limit") {
+                    let msg = format!("limit must be at most {max}");
+                    assert_eq!(r, Err(ApiError::BadParameter(msg)));
+                } else {
+                    assert!(r.is_ok(), "{e:?}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! JSON pieces several endpoints print: an address, a time, the ens
+//! object of section 1, name/avatar/header, a leaderboard row, a follower
+//! entry. Each appends to the response `String` in API.md's field order.
+
+use crate::graph::{AccountId, Graph, Profile, Record, FLAG_BLOCK, FLAG_MUTE};
+use crate::json::{push_key, push_num_str, push_opt_str, push_str};
+use crate::snapshot::{push_hex, Address};
+
+/// `"0x…"`, lower-case.
+pub fn push_address(out: &mut String, a: &Address) {
+    out.push_str("\"0x");
+    push_hex(out, a);
+    out.push('"');
+}
+
+/// `"2024-10-14T19:45:38.617Z"`.
+pub fn push_time(out: &mut String, ms: i64) {
+    out.push('"');
+    crate::time::write_iso_ms(out, ms);
+    out.push('"');
+}
+
+/// `"name":…,"avatar":…,"header":…` from a profile (nulls without one).
+pub fn push_name_avatar_header(out: &mut String, p: Option<Profile<'_>>) {
+    push_key(out, "name");
+    push_opt_str(out, p.map(|p| p.name()));
+    out.push(',');
+    push_key(out, "avatar");
+    push_opt_str(out, p.and_then(|p| p.avatar()));
+    out.push(',');
+    push_key(out, "header");
+    push_opt_str(out, p.and_then(|p| p.header()));
+}
+
+/// The ens object of section 1: the `ens` row without its address, the
+/// stored JSON objects as stored (`{}` when null), all null without a row.
+pub fn push_ens(out: &mut String, p: Option<Profile<'_>>) {
+    out.push('{');
+    push_name_avatar_header(out, p);
+    out.push(',');
+    push_key(out, "display");
+    push_opt_str(out, p.and_then(|p| p.display()));
+    out.push(',');
+    push_key(out, "records");
+    out.push_str(p.and_then(|p| p.records()).unwrap_or("{}"));
+    out.push(',');
+    push_key(out, "chains");
+    out.push_str(p.and_then(|p| p.chains()).unwrap_or("{}"));
+    out.push(',');
+    push_key(out, "fresh");
+    match p.and_then(|p| p.fresh()) {
+        Some(f) => out.push_str(&f.to_string()),
+        None => out.push_str("null"),
+    }
+    out.push(',');
+    push_key(out, "resolver");
+    push_opt_str(out, p.and_then(|p| p.resolver()));
+    out.push(',');
+    push_key(out, "errors");
+    out.push_str(p.and_then(|p| p.errors()).unwrap_or("{}"));
+    out.push('}');
+}
+
+/// A row of section 4 (search; later ranked adds top8).
+pub fn push_leaderboard_row(out: &mut String, g: &Graph, id: AccountId) {
+    let s = g.stats(id);
+    let p = g.profile(id);
+    out.push('{');
+    push_key(out, "address");
+    push_address(out, g.address(id));
+    out.push(',');
+    push_name_avatar_header(out, p);
+    for (key, n) in [
+        ("mutuals_rank", s.mutuals_rank),
+        ("followers_rank", s.followers_rank),
+        ("following_rank", s.following_rank),
+        ("blocks_rank", s.blocks_rank),
+        ("mutuals", s.mutuals),
+        ("following", s.following),
+        ("followers", s.followers),
+        ("blocks", s.blocks),
+    ] {
+        out.push(',');
+        push_key(out, key);
+        push_num_str(out, u64::from(n));
+    }
+    out.push(',');
+    push_key(out, "updated_at");
+    push_str(out, &g.created_at);
+    out.push('}');
+}
+
+/// A follower entry of sections 6 and 7: follower `f`, its `record` of
+/// T, and T's record of F (`back`) for the `is_*` flags.
+pub fn push_follower(
+    out: &mut String,
+    g: &Graph,
+    f: AccountId,
+    record: &Record,
+    back: Option<&Record>,
+) {
+    // T's record of F: 0x80 = it exists, plus its block/mute flags.
+    let back = back.map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
+    out.push('{');
+    push_key(out, "svc_list_nft_token_id");
+    push_num_str(out, g.primary_list(f).unwrap_or(0));
+    out.push(',');
+    push_key(out, "address");
+    push_address(out, g.address(f));
+    out.push(',');
+    push_key(out, "tags");
+    out.push('[');
+    for (j, &tag) in g.tagset(record.tagset).iter().enumerate() {
+        if j > 0 {
+            out.push(',');
+        }
+        push_str(out, g.tag_text(tag));
+    }
+    out.push_str("],");
+    let is_following = back & 0x80 != 0 && back & (FLAG_BLOCK | FLAG_MUTE) == 0;
+    out.push_str(if is_following {
+        "\"is_following\":true,"
+    } else {
+        "\"is_following\":false,"
+    });
+    out.push_str(if back & FLAG_BLOCK != 0 {
+        "\"is_blocked\":true,"
+    } else {
+        "\"is_blocked\":false,"
+    });
+    out.push_str(if back & FLAG_MUTE != 0 {
+        "\"is_muted\":true,"
+    } else {
+        "\"is_muted\":false,"
+    });
+    push_key(out, "updated_at");
+    push_time(out, record.updated_at);
+    out.push('}');
+}
