@@ -80,3 +80,9 @@ impl Hasher for FastHasher {
 }
 
 pub type FastMap<K, V> = std::collections::HashMap<K, V, FastState>;
+
+/// Approximate heap bytes of a hash map: its slots at ~1 control byte
+/// each besides the entry.
+pub(super) fn map_heap_bytes<K, V, S>(m: &std::collections::HashMap<K, V, S>) -> usize {
+    m.capacity() * (std::mem::size_of::<(K, V)>() + 1)
+}

@@ -116,6 +116,15 @@ impl Interner {
             .collect()
     }
 
+    /// The ids of `addresses`, in order; `addresses` is emptied (and its
+    /// memory freed: a row group's batch is done with).
+    pub(super) fn take_ids(&self, addresses: &mut Vec<Address>) -> Vec<u32> {
+        let mut ids = Vec::with_capacity(addresses.len());
+        self.ids(addresses, &mut ids);
+        *addresses = Vec::new();
+        ids
+    }
+
     /// Appends the id of each of `addresses` to `out`, in order.
     pub(super) fn ids(&self, addresses: &[Address], out: &mut Vec<u32>) {
         out.reserve(addresses.len());

@@ -1,0 +1,204 @@
+//! Per-account counts (followers, following, mutuals, blocks, top8),
+//! their SQL `RANK()`s, and the leaderboard order.
+//!
+//! Layout (n accounts): five `u32` counts per account (20 bytes); a rank
+//! depends only on its count, so each of the five ranks is a table of the
+//! distinct counts (a few thousand), searched per request, rather than
+//! five more `u32` per account. The leaderboard (accounts with a primary
+//! list or a follower, followers descending then address ascending) is
+//! one `u32` per entry; the search index is built over it.
+//!
+//! Follow counts come from the forward CSR, block and top8 counts from
+//! the tagged records, mutuals from the follower index's build; the rank
+//! tables are made last.
+
+use std::cmp::Reverse;
+
+use rayon::prelude::*;
+
+use super::records::ForwardCsr;
+use super::tags::{FLAG_BLOCK, FLAG_TOP8};
+use super::{prefetch, AccountId};
+
+/// The five counts of one account, as stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Counts {
+    pub(super) followers: u32,
+    pub(super) following: u32,
+    pub(super) mutuals: u32,
+    pub(super) blocks: u32,
+    pub(super) top8: u32,
+}
+
+/// SQL `RANK()` of one count, descending, among accounts whose count is >
+/// 0, as (count, rank) for each distinct count > 0, count descending. A
+/// rank depends only on the count, so the distinct counts (a few thousand)
+/// replace a rank per account.
+#[derive(Debug, Default)]
+struct RankTable(Vec<(u32, u32)>);
+
+impl RankTable {
+    fn new(counts: impl Iterator<Item = u32>) -> RankTable {
+        let mut sorted: Vec<u32> = counts.filter(|&c| c > 0).collect();
+        sorted.par_sort_unstable_by(|a, b| b.cmp(a));
+        let mut table = Vec::new();
+        for (i, &c) in sorted.iter().enumerate() {
+            if i == 0 || sorted[i - 1] != c {
+                // Ties share the rank of their first; the next leaves a gap.
+                table.push((c, i as u32 + 1));
+            }
+        }
+        table.shrink_to_fit();
+        RankTable(table)
+    }
+
+    fn rank(&self, count: u32) -> u32 {
+        if count == 0 {
+            return 0;
+        }
+        self.0
+            .binary_search_by(|&(c, _)| count.cmp(&c))
+            .map_or(0, |i| self.0[i].1)
+    }
+}
+
+/// Counts and ranks of one account (ranks are 0 when the count is 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccountStats {
+    pub followers: u32,
+    pub following: u32,
+    pub mutuals: u32,
+    pub blocks: u32,
+    pub top8: u32,
+    pub followers_rank: u32,
+    pub following_rank: u32,
+    pub mutuals_rank: u32,
+    pub blocks_rank: u32,
+    pub top8_rank: u32,
+}
+
+/// The counts, ranks and leaderboard of every account.
+pub(super) struct Stats {
+    counts: Vec<Counts>,
+    /// followers, following, mutuals, blocks, top8.
+    rank_tables: [RankTable; 5],
+    leaderboard: Vec<AccountId>,
+}
+
+impl Stats {
+    /// `counts` complete but for the mutuals, which `mutuals` holds.
+    pub(super) fn new(
+        mut counts: Vec<Counts>,
+        mutuals: Vec<u32>,
+        leaderboard: Vec<AccountId>,
+    ) -> Stats {
+        for (s, m) in counts.iter_mut().zip(mutuals) {
+            s.mutuals = m;
+        }
+        let rank_tables = [
+            RankTable::new(counts.iter().map(|s| s.followers)),
+            RankTable::new(counts.iter().map(|s| s.following)),
+            RankTable::new(counts.iter().map(|s| s.mutuals)),
+            RankTable::new(counts.iter().map(|s| s.blocks)),
+            RankTable::new(counts.iter().map(|s| s.top8)),
+        ];
+        Stats {
+            counts,
+            rank_tables,
+            leaderboard,
+        }
+    }
+
+    #[inline]
+    pub(super) fn get(&self, id: AccountId) -> AccountStats {
+        let c = self.counts[id as usize];
+        let [followers, following, mutuals, blocks, top8] = &self.rank_tables;
+        AccountStats {
+            followers: c.followers,
+            following: c.following,
+            mutuals: c.mutuals,
+            blocks: c.blocks,
+            top8: c.top8,
+            followers_rank: followers.rank(c.followers),
+            following_rank: following.rank(c.following),
+            mutuals_rank: mutuals.rank(c.mutuals),
+            blocks_rank: blocks.rank(c.blocks),
+            top8_rank: top8.rank(c.top8),
+        }
+    }
+
+    /// Starts loading the account's counts (see `Graph::prefetch_accounts`).
+    #[inline(always)]
+    pub(super) fn prefetch(&self, id: usize) {
+        prefetch(&self.counts[id]);
+    }
+
+    /// Leaderboard accounts, followers descending then address ascending.
+    #[inline]
+    pub(super) fn leaderboard(&self) -> &[AccountId] {
+        &self.leaderboard
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.counts.capacity() * std::mem::size_of::<Counts>()
+            + self
+                .rank_tables
+                .iter()
+                .map(|t| t.0.capacity() * 8)
+                .sum::<usize>()
+            + self.leaderboard.capacity() * 4
+    }
+}
+
+/// Each account's following and followers counts (the rest 0 for now).
+pub(super) fn count_follows(n: usize, following: &ForwardCsr) -> Vec<Counts> {
+    let mut counts = vec![Counts::default(); n];
+    for f in 0..following.node_count() as u32 {
+        let targets = following.neighbors_slice(f);
+        counts[f as usize].following = targets.len() as u32;
+        for &t in targets {
+            counts[t as usize].followers += 1;
+        }
+    }
+    counts
+}
+
+/// The leaderboard: accounts with a primary list or a follower, followers
+/// descending then address ascending.
+pub(super) fn leaderboard_order(
+    counts: &[Counts],
+    has_primary_list: impl Fn(AccountId) -> bool,
+) -> Vec<AccountId> {
+    let mut leaderboard: Vec<AccountId> = (0..counts.len() as u32)
+        .filter(|&id| has_primary_list(id) || counts[id as usize].followers > 0)
+        .collect();
+    leaderboard.par_sort_unstable_by_key(|&id| (Reverse(counts[id as usize].followers), id));
+    leaderboard
+}
+
+/// Adds the blocks and top8 counts of the tagged records, given as the
+/// flags of each one's tag set and its target.
+pub(super) fn count_tagged(counts: &mut [Counts], tagged: impl Iterator<Item = (u8, AccountId)>) {
+    for (flags, to) in tagged {
+        if flags & FLAG_BLOCK != 0 {
+            counts[to as usize].blocks += 1;
+        }
+        if flags & FLAG_TOP8 != 0 {
+            counts[to as usize].top8 += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_table_is_sql_rank_over_positive_counts() {
+        let table = RankTable::new([5, 3, 3, 0, 1, 5, 3].into_iter());
+        let ranks: Vec<u32> = [5, 3, 0, 1, 2, 9].iter().map(|&c| table.rank(c)).collect();
+        // 5,5 share 1; 3,3,3 share 3; 1 is 6th; 0 has rank 0; absent counts 0.
+        assert_eq!(ranks, vec![1, 3, 0, 6, 0, 0]);
+        assert_eq!(RankTable::new(std::iter::empty()).rank(4), 0);
+    }
+}

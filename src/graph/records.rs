@@ -1,0 +1,288 @@
+//! The visible follow records F -> T: the forward direction of the graph.
+//!
+//! Layout (n accounts, e visible records, r of them tagged): a petgraph
+//! `Csr<(), i64, Directed, u32>` whose row F holds the accounts F's
+//! primary list follows, ascending, each edge weighted with the record's
+//! `updated_at` (4 + 8 bytes per record, plus 8 bytes of row offset per
+//! account). Few records carry tags, so their tag sets sit in a side
+//! table of (global edge index, tag set) pairs, sorted (8 bytes per tagged
+//! record), behind one bit per edge that spares the untagged a search.
+//!
+//! A record lookup is a binary search in F's row; at a million accounts
+//! that is a few dependent cache misses, so a page's records are looked up
+//! together (`Records::records`) with prefetches that overlap the misses.
+//!
+//! Built from `list_records` streamed in row groups as 16-byte edges in
+//! provisional ids (`scan_records`), renumbered to final ids and sorted
+//! in place once every address is known (`forward_csr`).
+
+use petgraph::csr::Csr;
+use petgraph::visit::EdgeRef;
+use petgraph::Directed;
+use rayon::prelude::*;
+
+use super::build::{invalid, Stop};
+use super::intern::Interner;
+use super::lookup::ListUsers;
+use super::{prefetch, AccountId};
+use crate::snapshot::{scan_list_records, Address, SnapshotFiles, TableEntry};
+
+/// The forward CSR: edge weight = the record's `updated_at`.
+pub(super) type ForwardCsr = Csr<(), i64, Directed, u32>;
+
+/// One visible follow record F -> T: when it was (last) added and the id of
+/// its set of visible tags (0 = no tags).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Record {
+    pub updated_at: i64,
+    pub tagset: u32,
+}
+
+/// The forward CSR and the tag sets of its tagged records.
+pub(super) struct Records {
+    csr: ForwardCsr,
+    /// One bit per edge (global CSR edge index): does the record carry
+    /// visible tags? Most do not, and the bit spares them a search.
+    tagged: Vec<u64>,
+    /// (edge index, tag set) of every record with visible tags, sorted.
+    tagsets: Vec<(u32, u32)>,
+}
+
+impl Records {
+    /// `tagsets`: (edge index, tag set) of the tagged records, sorted.
+    pub(super) fn new(csr: ForwardCsr, tagsets: Vec<(u32, u32)>) -> Records {
+        let mut tagged = vec![0u64; csr.edge_count().div_ceil(64)];
+        for &(edge, _) in &tagsets {
+            tagged[edge as usize / 64] |= 1 << (edge % 64);
+        }
+        Records {
+            csr,
+            tagged,
+            tagsets,
+        }
+    }
+
+    pub(super) fn csr(&self) -> &ForwardCsr {
+        &self.csr
+    }
+    /// (edge index, tag set) of every tagged record, by edge.
+    pub(super) fn tagsets(&self) -> &[(u32, u32)] {
+        &self.tagsets
+    }
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.csr.edge_count()
+    }
+
+    /// F's primary-list records: targets ascending with their `updated_at`.
+    #[inline]
+    pub(super) fn following_of(&self, f: AccountId) -> (&[AccountId], &[i64]) {
+        if (f as usize) < self.csr.node_count() {
+            (self.csr.neighbors_slice(f), self.csr.edges_slice(f))
+        } else {
+            (&[], &[])
+        }
+    }
+
+    /// The records of many (follower, target) pairs at once, into `out`
+    /// (cleared first). Each lookup is a few dependent cache misses at a
+    /// million accounts; done in passes with prefetches, the misses of
+    /// the different pairs overlap instead of queueing.
+    pub(super) fn records(&self, pairs: &[(AccountId, AccountId)], out: &mut Vec<Option<Record>>) {
+        out.clear();
+        if self.csr.node_count() == 0 {
+            out.resize(pairs.len(), None);
+            return;
+        }
+        // Row starts come from slice positions: row 0 starts at edge 0.
+        let base = self.csr.neighbors_slice(0).as_ptr() as usize;
+        let rows: Vec<(usize, usize)> = pairs
+            .iter()
+            .map(|&(f, _)| {
+                let targets = self.following_of(f).0;
+                let start = (targets.as_ptr() as usize - base) / 4;
+                if let Some(mid) = targets.get(targets.len() / 2) {
+                    prefetch(mid);
+                }
+                (start, targets.len())
+            })
+            .collect();
+        let found: Vec<Option<usize>> = pairs
+            .iter()
+            .zip(&rows)
+            .map(|(&(f, t), &(start, _))| {
+                let (targets, times) = self.following_of(f);
+                let i = targets.binary_search(&t).ok()?;
+                prefetch(&times[i]);
+                prefetch(&self.tagged[(start + i) / 64]);
+                Some(i)
+            })
+            .collect();
+        out.extend(pairs.iter().zip(rows.iter().zip(&found)).map(
+            |(&(f, _), (&(start, _), &i))| {
+                let i = i?;
+                Some(Record {
+                    updated_at: self.following_of(f).1[i],
+                    tagset: self.edge_tagset(start + i),
+                })
+            },
+        ));
+    }
+
+    /// The tag set of the record at global edge index `edge`.
+    #[inline]
+    fn edge_tagset(&self, edge: usize) -> u32 {
+        if self.tagged[edge / 64] & (1 << (edge % 64)) == 0 {
+            0
+        } else {
+            self.tagsets
+                .binary_search_by_key(&(edge as u32), |&(e, _)| e)
+                .map_or(0, |k| self.tagsets[k].1)
+        }
+    }
+
+    /// F's record of T, if F's primary list holds one.
+    #[inline]
+    pub(super) fn record(&self, f: AccountId, t: AccountId) -> Option<Record> {
+        let (targets, times) = self.following_of(f);
+        let i = targets.binary_search(&t).ok()?;
+        // The row is not empty (it holds t), so it has a first edge id.
+        let edge = self.csr.edges(f).next().map_or(0, |e| e.id()) + i;
+        Some(Record {
+            updated_at: times[i],
+            tagset: self.edge_tagset(edge),
+        })
+    }
+
+    /// Approximate heap bytes (the CSR's column, weight and offset arrays
+    /// at their lengths: petgraph does not expose its capacities).
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.csr.edge_count() * (4 + 8)
+            + (self.csr.node_count() + 1) * std::mem::size_of::<usize>()
+            + self.tagged.capacity() * 8
+            + self.tagsets.capacity() * 8
+    }
+}
+
+/// The global edge index of F's record of T in `csr`, if there is one.
+pub(super) fn edge_index(csr: &ForwardCsr, f: AccountId, t: AccountId) -> Option<usize> {
+    if f as usize >= csr.node_count() {
+        return None;
+    }
+    let i = csr.neighbors_slice(f).binary_search(&t).ok()?;
+    Some(csr.edges(f).next().map_or(0, |e| e.id()) + i)
+}
+
+/// Visible records as (follower, target, updated_at) in provisional ids.
+pub(super) type Edge = (u32, u32, i64);
+
+/// The visible records of `list_records` as edges in provisional ids;
+/// the uniqueness of the invisible rows' keys checked here, the visible
+/// ones' by `forward_csr`.
+pub(super) fn scan_records(
+    src: &dyn SnapshotFiles,
+    e: &TableEntry,
+    primary: &ListUsers,
+    interner: &Interner,
+) -> Result<Vec<Edge>, Stop> {
+    #[derive(Default)]
+    struct RecordGroup {
+        invisible: Vec<(u64, Address)>,
+        /// The kept records' targets; an edge's target is its index here
+        /// until the group is read.
+        targets: Vec<Address>,
+    }
+    let (edges, groups) = scan_list_records(
+        src,
+        e,
+        RecordGroup::default,
+        |g: &mut RecordGroup, r| match primary.get(r.token_id) {
+            Some(f) => {
+                g.targets.push(r.address);
+                Some((f, g.targets.len() as u32 - 1, r.updated_at))
+            }
+            None => {
+                g.invisible.push((r.token_id, r.address));
+                None
+            }
+        },
+        |g, edges| {
+            let ids = interner.take_ids(&mut g.targets);
+            for edge in edges {
+                edge.1 = ids[edge.1 as usize];
+            }
+        },
+    )?;
+    // (token_id, address) unique: the visible rows' keys map one to one
+    // to (follower, target), checked once sorted; the others here.
+    let mut invisible: Vec<(u64, Address)> = groups.into_iter().flat_map(|g| g.invisible).collect();
+    invisible.par_sort_unstable();
+    if invisible.windows(2).any(|w| w[0] == w[1]) {
+        return Err(invalid(&e.file, "duplicate (token_id, address)"));
+    }
+    Ok(edges)
+}
+
+/// Renumbers the edges to final ids, sorts them in place and builds the
+/// forward CSR from them.
+pub(super) fn forward_csr(
+    mut edges: Vec<Edge>,
+    perm: &[u32],
+    file: &str,
+) -> Result<ForwardCsr, Stop> {
+    if edges.len() > u32::MAX as usize {
+        return Err(invalid(file, "more than 2^32 visible records"));
+    }
+    edges.par_iter_mut().for_each(|e| {
+        e.0 = perm[e.0 as usize];
+        e.1 = perm[e.1 as usize];
+    });
+    edges.par_sort_unstable_by_key(|e| (u64::from(e.0) << 32) | u64::from(e.1));
+    if edges
+        .par_windows(2)
+        .any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
+    {
+        return Err(invalid(file, "duplicate (token_id, address)"));
+    }
+    Ok(Csr::from_sorted_edges(&edges).expect("edges are sorted by (follower, target) and unique"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_find_times_and_tagsets_singly_and_batched() {
+        // 0 -> {1, 2}, 2 -> {0}; the record 0 -> 2 (edge 1) is tagged.
+        let csr = forward_csr(vec![(2, 0, 30), (0, 2, 20), (0, 1, 10)], &[0, 1, 2], "t")
+            .unwrap_or_else(|_| panic!("valid edges"));
+        assert_eq!(edge_index(&csr, 0, 2), Some(1));
+        assert_eq!(edge_index(&csr, 1, 0), None);
+        assert_eq!(edge_index(&csr, 7, 0), None);
+        let records = Records::new(csr, vec![(1, 5)]);
+        assert_eq!(records.len(), 3);
+        assert_eq!(records.following_of(0), (&[1, 2][..], &[10, 20][..]));
+        assert_eq!(records.following_of(9), (&[][..], &[][..]));
+        let rec = |updated_at, tagset| Some(Record { updated_at, tagset });
+        assert_eq!(records.record(0, 1), rec(10, 0));
+        assert_eq!(records.record(0, 2), rec(20, 5));
+        assert_eq!(records.record(2, 0), rec(30, 0));
+        assert_eq!(records.record(1, 0), None);
+        let pairs = [(0, 2), (1, 0), (2, 0), (0, 1)];
+        let mut out = vec![None; 9];
+        records.records(&pairs, &mut out);
+        let single: Vec<_> = pairs.iter().map(|&(f, t)| records.record(f, t)).collect();
+        assert_eq!(out, single);
+    }
+
+    #[test]
+    fn edges_are_16_bytes() {
+        assert_eq!(std::mem::size_of::<Edge>(), 16);
+    }
+
+    #[test]
+    fn duplicate_records_are_invalid() {
+        let twice = forward_csr(vec![(0, 1, 1), (0, 1, 2)], &[0, 1], "list_records");
+        assert!(matches!(twice, Err(Stop::Invalid(_))));
+    }
+}
