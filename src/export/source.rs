@@ -15,7 +15,7 @@ use super::Skips;
 use crate::graph::FastMap;
 use crate::snapshot::{
     decode_hex, fold_case, is_json_object, parse_address, push_hex, Address, EnsRow, ListRow, Op,
-    OpRow, PrimaryListRow, RecordRow, TagRow,
+    OpError, OpRow, PrimaryListRow, RecordRow, TagRow,
 };
 
 /// A list storage location: (chain id, contract, slot).
@@ -514,17 +514,17 @@ pub async fn list_record_tags(
 // list_ops
 
 /// The skip reason for an op `Op::decode` rejects.
-fn op_skip_reason(bytes: &[u8], decode_error: &str) -> &'static str {
+fn op_skip_reason(bytes: &[u8], decode_error: &OpError) -> &'static str {
     if bytes.first() != Some(&1) {
-        "op of another version"
-    } else if decode_error.contains("record version") {
-        "op on a record that is not version-1 type-1"
-    } else if decode_error.contains("unknown opcode") {
-        "op with an unknown opcode"
-    } else if decode_error.contains("UTF-8") {
-        "op tag is not UTF-8"
-    } else {
-        "op of the wrong length"
+        return "op of another version";
+    }
+    match decode_error {
+        OpError::RecordType(..) => "op on a record that is not version-1 type-1",
+        OpError::UnknownOpcode(_) => "op with an unknown opcode",
+        OpError::TagNotUtf8 => "op tag is not UTF-8",
+        OpError::TooShort(_) | OpError::Version(_) | OpError::Length(..) | OpError::NoTag(_) => {
+            "op of the wrong length"
+        }
     }
 }
 

@@ -32,7 +32,7 @@ use super::intern::Interner;
 use super::*;
 use crate::snapshot::{
     checked_manifest, manifest_entries, read_small_tables, scan_list_ops, scan_list_record_tags,
-    scan_list_records, Address, BadgeRow, PrimaryListRow, SnapshotFiles,
+    scan_list_records, Address, BadgeRow, PrimaryListRow, SnapshotErrorKind, SnapshotFiles,
 };
 
 /// Why the streaming build stopped.
@@ -51,8 +51,16 @@ impl From<SnapshotError> for Stop {
     }
 }
 
-fn invalid(file: &str, reason: impl Into<String>) -> Stop {
-    Stop::Invalid(SnapshotError::new(file, reason))
+fn limit(file: &str, reason: impl Into<String>) -> Stop {
+    Stop::Invalid(SnapshotError::new(SnapshotErrorKind::Limit, file, reason))
+}
+
+fn duplicate(file: &str, reason: impl Into<String>) -> Stop {
+    Stop::Invalid(SnapshotError::new(
+        SnapshotErrorKind::Duplicate,
+        file,
+        reason,
+    ))
 }
 
 /// The tag texts, interned from many threads.
@@ -90,17 +98,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     let mut timer = PhaseTimer::start();
     let (manifest, created_at_ms) = checked_manifest(src)?;
     let entries = manifest_entries(&manifest);
-    let rows = |i: usize| entries[i].rows;
-    let table_counts = TableCounts {
-        lists: rows(0),
-        primary_lists: rows(1),
-        list_records: rows(2),
-        list_record_tags: rows(3),
-        list_ops: rows(4),
-        ens: rows(5),
-        badge_events: rows(6),
-        badges: rows(7),
-    };
+    let table_counts = TableCounts::from_fn(|t| entries[t.index()].rows);
     let [_, _, records_e, tags_e, ops_e, ens_e, ..] = entries[..] else {
         unreachable!("one entry per table");
     };
@@ -166,7 +164,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     let (addresses, perm) = interner.finish();
     let n = addresses.len();
     if n > 1 << ACTOR_BITS {
-        return Err(invalid(
+        return Err(limit(
             &ops_e.file,
             format!("more than 2^{ACTOR_BITS} accounts"),
         ));
@@ -466,7 +464,7 @@ fn scan_ops(
         }
     }
     if items.len() > u32::MAX as usize {
-        return Err(invalid(&e.file, "more than 2^32 visible ops"));
+        return Err(limit(&e.file, "more than 2^32 visible ops"));
     }
     // (op index, tag) of tag/untag ops, op indexes ascending.
     let mut tagged: Vec<(u32, u32)> = Vec::new();
@@ -615,7 +613,7 @@ fn scan_records(
     let mut invisible: Vec<(u64, Address)> = groups.into_iter().flat_map(|g| g.invisible).collect();
     invisible.par_sort_unstable();
     if invisible.windows(2).any(|w| w[0] == w[1]) {
-        return Err(invalid(&e.file, "duplicate (token_id, address)"));
+        return Err(duplicate(&e.file, "duplicate (token_id, address)"));
     }
     Ok(edges)
 }
@@ -636,7 +634,7 @@ fn forward_csr(
     file: &str,
 ) -> Result<Csr<(), i64, petgraph::Directed, u32>, Stop> {
     if edges.len() > u32::MAX as usize {
-        return Err(invalid(file, "more than 2^32 visible records"));
+        return Err(limit(file, "more than 2^32 visible records"));
     }
     edges.par_iter_mut().for_each(|e| {
         e.0 = perm[e.0 as usize];
@@ -647,7 +645,7 @@ fn forward_csr(
         .par_windows(2)
         .any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
     {
-        return Err(invalid(file, "duplicate (token_id, address)"));
+        return Err(duplicate(file, "duplicate (token_id, address)"));
     }
     Ok(Csr::from_sorted_edges(&edges).expect("edges are sorted by (follower, target) and unique"))
 }
@@ -715,7 +713,7 @@ fn scan_tags(
     let mut keys = keys.concat();
     keys.par_sort_unstable();
     if keys.windows(2).any(|w| w[0] == w[1]) {
-        return Err(invalid(&e.file, "duplicate (token_id, address, tag)"));
+        return Err(duplicate(&e.file, "duplicate (token_id, address, tag)"));
     }
     drop(keys);
     visible.par_sort_unstable_by(|a, b| {
@@ -759,7 +757,7 @@ impl ProfilesBuilder {
                 .filter(|s| {
                     s.checked_add(text.len() as u32).is_some() && text.len() < u32::MAX as usize
                 })
-                .ok_or_else(|| invalid(file, "more than 4 GiB of profile text"))?;
+                .ok_or_else(|| limit(file, "more than 4 GiB of profile text"))?;
             arena.push_str(text);
             Ok(TextRef {
                 start,
