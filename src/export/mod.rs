@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::ExportConfig;
 use crate::snapshot::{
-    is_valid_snapshot_name, publish, sync_dir, Manifest, TableEntry, FORMAT_V1, TABLE_NAMES,
+    is_valid_snapshot_name, publish, sync_dir, Manifest, Table, TableEntry, WrittenTable, FORMAT_V1,
 };
 use sink::TableSink;
 
@@ -41,7 +41,7 @@ pub struct ExportOptions {
     pub name: Option<String>,
     pub keep: usize,
     /// Snapshot table -> (query file, its SQL).
-    pub queries: BTreeMap<&'static str, (PathBuf, String)>,
+    pub queries: BTreeMap<Table, (PathBuf, String)>,
     pub statement_timeout_secs: u64,
     pub verify: Verify,
 }
@@ -64,16 +64,13 @@ impl ExportOptions {
             let (table, file) = q
                 .split_once('=')
                 .ok_or_else(|| format!("--query {q:?} is not TABLE=FILE.sql"))?;
-            let table = TABLE_NAMES
-                .iter()
-                .copied()
-                .find(|t| *t == table)
-                .ok_or_else(|| {
-                    format!(
-                        "--query {q:?}: unknown table `{table}` (one of {})",
-                        TABLE_NAMES.join(", ")
-                    )
-                })?;
+            let table = Table::named(table).ok_or_else(|| {
+                let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+                format!(
+                    "--query {q:?}: unknown table `{table}` (one of {})",
+                    names.join(", ")
+                )
+            })?;
             let sql = std::fs::read_to_string(file)
                 .map_err(|e| format!("--query {table}: cannot read {file}: {e}"))?;
             if overrides::statement(&sql).is_empty() {
@@ -153,7 +150,7 @@ pub struct Summary {
     pub name: String,
     pub path: PathBuf,
     pub created_at_ms: i64,
-    pub rows: BTreeMap<&'static str, u64>,
+    pub rows: BTreeMap<Table, u64>,
     pub skips: Skips,
     pub bytes_written: u64,
     pub phases: Vec<(String, f64)>,
@@ -188,9 +185,14 @@ pub fn peak_rss_bytes() -> Option<u64> {
 
 impl Summary {
     pub fn to_json(&self) -> serde_json::Value {
-        let rows: serde_json::Map<String, serde_json::Value> = TABLE_NAMES
+        let rows: serde_json::Map<String, serde_json::Value> = Table::ALL
             .iter()
-            .map(|t| (t.to_string(), self.rows.get(t).copied().unwrap_or(0).into()))
+            .map(|t| {
+                (
+                    t.name().to_owned(),
+                    self.rows.get(t).copied().unwrap_or(0).into(),
+                )
+            })
             .collect();
         let skipped: Vec<serde_json::Value> = self
             .skips
@@ -227,7 +229,7 @@ impl Summary {
             self.path.display(),
             crate::time::format_iso_ms(self.created_at_ms)
         );
-        let rows: Vec<String> = TABLE_NAMES
+        let rows: Vec<String> = Table::ALL
             .iter()
             .map(|t| format!("{t} {}", self.rows.get(t).copied().unwrap_or(0)))
             .collect();
@@ -463,17 +465,17 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
 
     let mut skips = Skips::default();
     let mut notes = Vec::new();
-    let mut written: BTreeMap<&'static str, crate::snapshot::WrittenTable> = BTreeMap::new();
-    let query = |t: &str| opts.queries.get(t).map(|(_, sql)| sql.as_str());
-    let needs_index = ["list_records", "list_record_tags", "list_ops"]
-        .iter()
+    let mut written: BTreeMap<Table, WrittenTable> = BTreeMap::new();
+    let query = |t: Table| opts.queries.get(&t).map(|(_, sql)| sql.as_str());
+    let needs_index = [Table::ListRecords, Table::ListRecordTags, Table::ListOps]
+        .into_iter()
         .any(|t| query(t).is_none());
 
     // lists first: the storage-location index maps every other table.
-    let mut sink = TableSink::start(&tmp.path, "lists")?;
-    let index = match query("lists") {
+    let mut sink = TableSink::start(&tmp.path, Table::Lists)?;
+    let index = match query(Table::Lists) {
         Some(sql) => {
-            overrides::export(&client, "lists", sql, &mut sink, &mut skips).await?;
+            overrides::export(&client, Table::Lists, sql, &mut sink, &mut skips).await?;
             if needs_index {
                 source::lists(&client, None, &mut skips).await?
             } else {
@@ -482,32 +484,36 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         }
         None => source::lists(&client, Some(&mut sink), &mut skips).await?,
     };
-    written.insert("lists", sink.finish()?);
-    lap("lists", &mut phases);
+    written.insert(Table::Lists, sink.finish()?);
+    lap(Table::Lists.name(), &mut phases);
 
-    for table in &TABLE_NAMES[1..] {
-        let table: &'static str = table;
+    for table in &Table::ALL[1..] {
+        let table = *table;
         let mut sink = TableSink::start(&tmp.path, table)?;
         match (query(table), table) {
             (Some(sql), _) => overrides::export(&client, table, sql, &mut sink, &mut skips).await?,
-            (None, "primary_lists") => {
+            (None, Table::Lists) => unreachable!("lists are exported first"),
+            (None, Table::PrimaryLists) => {
                 source::primary_lists(&client, &mut sink, &mut skips).await?
             }
-            (None, "list_records") => {
+            (None, Table::ListRecords) => {
                 source::list_records(&client, &index, &mut sink, &mut skips).await?
             }
-            (None, "list_record_tags") => {
+            (None, Table::ListRecordTags) => {
                 source::list_record_tags(&client, &index, &mut sink, &mut skips).await?
             }
-            (None, "list_ops") => source::list_ops(&client, &index, &mut sink, &mut skips).await?,
-            (None, "ens") => source::ens(&client, &mut sink, &mut skips).await?,
-            (None, _) => {} // badges: written empty, noted below
+            (None, Table::ListOps) => {
+                source::list_ops(&client, &index, &mut sink, &mut skips).await?
+            }
+            (None, Table::Ens) => source::ens(&client, &mut sink, &mut skips).await?,
+            // The indexer holds no badges: written empty, noted below.
+            (None, Table::BadgeEvents | Table::Badges) => {}
         }
         written.insert(table, sink.finish()?);
-        lap(table, &mut phases);
+        lap(table.name(), &mut phases);
     }
     drop(index);
-    if query("badge_events").is_none() || query("badges").is_none() {
+    if query(Table::BadgeEvents).is_none() || query(Table::Badges).is_none() {
         notes.push(
             "the indexer holds no badges: badge_events and badges were written empty where no \
              --query gave them (e.g. --query badge_events=FILE.sql --query badges=FILE.sql)"
@@ -644,7 +650,7 @@ fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), String> {
 fn write_manifest(
     dir: &Path,
     created_at_ms: i64,
-    written: &BTreeMap<&'static str, crate::snapshot::WrittenTable>,
+    written: &BTreeMap<Table, WrittenTable>,
 ) -> Result<(), String> {
     let manifest = Manifest {
         format: FORMAT_V1.to_owned(),
@@ -653,9 +659,9 @@ fn write_manifest(
             .iter()
             .map(|(t, w)| {
                 (
-                    t.to_string(),
+                    t.name().to_owned(),
                     TableEntry {
-                        file: format!("{t}.parquet"),
+                        file: t.file_name().to_owned(),
                         rows: w.rows,
                         sha256: w.sha256.clone(),
                     },
