@@ -33,7 +33,7 @@ use followgraph::api;
 use followgraph::generate::{default_created_at_ms, generate_tables, GenerateOptions};
 use followgraph::graph::Graph;
 use followgraph::snapshot::{
-    format_address, read_snapshot, write_snapshot, LoadedSnapshot, WriteOptions, TABLE_NAMES,
+    format_address, read_snapshot, write_snapshot, LoadedSnapshot, Table, WriteOptions,
 };
 
 // ---------------------------------------------------------------------------
@@ -236,7 +236,8 @@ fn benches(c: &mut Criterion, dir: &Path) {
             filter: filter.clone(),
         };
         b.group.sample_size(10);
-        for name in TABLE_NAMES {
+        for table in Table::ALL {
+            let name = table.name();
             b.run(&format!("table_{name}"), || {
                 LoadedSnapshot::read_table_rows(dir, name).expect("a valid table")
             });

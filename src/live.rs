@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use arc_swap::ArcSwapOption;
 
 use crate::graph::Graph;
-use crate::snapshot::SnapshotError;
+use crate::snapshot::{SnapshotError, SnapshotErrorKind};
 
 /// A loaded snapshot and facts about its load.
 #[derive(Debug)]
@@ -53,9 +53,13 @@ impl SnapshotSource {
         match self {
             SnapshotSource::Path(path) => Graph::load_path(path),
             SnapshotSource::S3(root) => {
-                let name = root
-                    .current_name()
-                    .map_err(|e| SnapshotError::new(format!("{}/CURRENT", root.url()), e))?;
+                let name = root.current_name().map_err(|e| {
+                    SnapshotError::new(
+                        SnapshotErrorKind::NoSnapshot,
+                        format!("{}/CURRENT", root.url()),
+                        e,
+                    )
+                })?;
                 let files = root.fetch(&name)?;
                 Graph::load(
                     &files,
@@ -296,6 +300,7 @@ impl Reloader {
                 }))
                 .unwrap_or_else(|_| {
                     Err(SnapshotError::new(
+                        SnapshotErrorKind::Internal,
                         root.describe(),
                         "the load panicked (see the log above)",
                     ))
@@ -326,7 +331,7 @@ impl Reloader {
                         live.record_failure(&e);
                         // The store was unreachable mid-download: the same
                         // snapshot is retried at the next poll.
-                        if e.reason.contains("store unreachable") {
+                        if e.kind == SnapshotErrorKind::StoreUnreachable {
                             shared.0.lock().unwrap_or_else(|e| e.into_inner()).attempted = None;
                         }
                         tracing::error!(error = %e, ?trigger, "snapshot rejected; the previous one stays live");

@@ -194,12 +194,13 @@ fn check(config: &CheckConfig) -> Result<(), String> {
     let started = std::time::Instant::now();
     let graph =
         followgraph::graph::Graph::load_path(&config.snapshot).map_err(|e| e.to_string())?;
-    let rows = followgraph::snapshot::TABLE_NAMES
+    let counts: Vec<String> = graph
+        .table_counts
         .iter()
-        .zip(graph.table_counts.as_array());
+        .map(|(table, rows)| format!("{table}={rows}"))
+        .collect();
     let name = graph.name.clone();
     drop(graph);
-    let counts: Vec<String> = rows.map(|(n, r)| format!("{n}={r}")).collect();
     let peak = followgraph::export::peak_rss_bytes().unwrap_or(0);
     println!(
         "ok {name} {} in {:.1} s peak_rss_bytes={peak}",

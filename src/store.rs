@@ -18,7 +18,9 @@ use object_store::{
     RetryConfig, UpdateVersion,
 };
 
-use crate::snapshot::{is_valid_snapshot_name, Manifest, MemoryFiles, SnapshotError};
+use crate::snapshot::{
+    is_valid_snapshot_name, Manifest, MemoryFiles, SnapshotError, SnapshotErrorKind,
+};
 
 /// How to reach the store: flags, or the standard `AWS_*` variables
 /// (`AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ALLOW_HTTP`, and the keys).
@@ -186,7 +188,11 @@ impl S3Root {
             let mut files = MemoryFiles::default();
             let manifest_bytes = self.get_checked(name, "manifest.json").await?;
             let manifest: Manifest = serde_json::from_slice(&manifest_bytes).map_err(|e| {
-                SnapshotError::new("manifest.json", format!("malformed manifest: {e}"))
+                SnapshotError::new(
+                    SnapshotErrorKind::Manifest,
+                    "manifest.json",
+                    format!("malformed manifest: {e}"),
+                )
             })?;
             files.0.insert("manifest.json".into(), manifest_bytes);
             for entry in manifest.tables.values() {
@@ -198,7 +204,7 @@ impl S3Root {
                         files.0.insert(entry.file.clone(), bytes);
                     }
                     // A missing file is the reader's to report, as on disk.
-                    Err(e) if e.reason.starts_with("file is missing") => {}
+                    Err(e) if e.kind == SnapshotErrorKind::MissingFile => {}
                     Err(e) => return Err(e),
                 }
             }
@@ -212,10 +218,15 @@ impl S3Root {
         let got = match self.store.get(&key).await {
             Ok(got) => got,
             Err(object_store::Error::NotFound { .. }) => {
-                return Err(SnapshotError::new(file, "file is missing"))
+                return Err(SnapshotError::new(
+                    SnapshotErrorKind::MissingFile,
+                    file,
+                    "file is missing",
+                ))
             }
             Err(e) => {
                 return Err(SnapshotError::new(
+                    SnapshotErrorKind::StoreUnreachable,
                     file,
                     store_error(
                         &format!("store unreachable: cannot read {}/{name}/{file}", self.url),
@@ -227,6 +238,7 @@ impl S3Root {
         let size = got.meta.size;
         let bytes = got.bytes().await.map_err(|e| {
             SnapshotError::new(
+                SnapshotErrorKind::StoreUnreachable,
                 file,
                 store_error(
                     &format!("store unreachable: cannot read {}/{name}/{file}", self.url),
@@ -236,6 +248,7 @@ impl S3Root {
         })?;
         if bytes.len() as u64 != size {
             return Err(SnapshotError::new(
+                SnapshotErrorKind::Unreadable,
                 file,
                 format!("downloaded {} bytes, the object has {size}", bytes.len()),
             ));

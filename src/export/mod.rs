@@ -13,6 +13,8 @@ mod copy;
 mod overrides;
 mod sink;
 mod source;
+mod summary;
+mod values;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,9 +22,10 @@ use std::time::{Duration, Instant};
 
 use crate::config::ExportConfig;
 use crate::snapshot::{
-    is_valid_snapshot_name, publish, sync_dir, Manifest, TableEntry, FORMAT_V1, TABLE_NAMES,
+    is_valid_snapshot_name, publish, sync_dir, Manifest, Table, TableEntry, WrittenTable, FORMAT_V1,
 };
 use sink::TableSink;
+pub use summary::{cpu_seconds, peak_rss_bytes, SkipEntry, Skips, Summary};
 
 /// How the exported snapshot is checked before `CURRENT` moves.
 #[derive(Clone, Debug)]
@@ -41,7 +44,7 @@ pub struct ExportOptions {
     pub name: Option<String>,
     pub keep: usize,
     /// Snapshot table -> (query file, its SQL).
-    pub queries: BTreeMap<&'static str, (PathBuf, String)>,
+    pub queries: BTreeMap<Table, (PathBuf, String)>,
     pub statement_timeout_secs: u64,
     pub verify: Verify,
 }
@@ -64,16 +67,13 @@ impl ExportOptions {
             let (table, file) = q
                 .split_once('=')
                 .ok_or_else(|| format!("--query {q:?} is not TABLE=FILE.sql"))?;
-            let table = TABLE_NAMES
-                .iter()
-                .copied()
-                .find(|t| *t == table)
-                .ok_or_else(|| {
-                    format!(
-                        "--query {q:?}: unknown table `{table}` (one of {})",
-                        TABLE_NAMES.join(", ")
-                    )
-                })?;
+            let table = Table::named(table).ok_or_else(|| {
+                let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+                format!(
+                    "--query {q:?}: unknown table `{table}` (one of {})",
+                    names.join(", ")
+                )
+            })?;
             let sql = std::fs::read_to_string(file)
                 .map_err(|e| format!("--query {table}: cannot read {file}: {e}"))?;
             if overrides::statement(&sql).is_empty() {
@@ -94,177 +94,6 @@ impl ExportOptions {
             statement_timeout_secs: config.statement_timeout,
             verify: Verify::Command(exe),
         })
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Skipped rows
-
-/// Rows skipped per (source, reason), with the first few source keys.
-#[derive(Debug, Default, Clone)]
-pub struct Skips {
-    entries: BTreeMap<(&'static str, &'static str), SkipEntry>,
-}
-
-#[derive(Debug, Clone)]
-pub struct SkipEntry {
-    pub table: &'static str,
-    pub reason: &'static str,
-    pub count: u64,
-    pub examples: Vec<String>,
-}
-
-/// Source keys shown per reason.
-const EXAMPLES: usize = 3;
-
-impl Skips {
-    pub fn add(&mut self, table: &'static str, reason: &'static str, key: impl FnOnce() -> String) {
-        let entry = self
-            .entries
-            .entry((table, reason))
-            .or_insert_with(|| SkipEntry {
-                table,
-                reason,
-                count: 0,
-                examples: Vec::new(),
-            });
-        entry.count += 1;
-        if entry.examples.len() < EXAMPLES {
-            entry.examples.push(key());
-        }
-    }
-
-    pub fn entries(&self) -> impl Iterator<Item = &SkipEntry> {
-        self.entries.values()
-    }
-
-    pub fn total(&self) -> u64 {
-        self.entries.values().map(|e| e.count).sum()
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Summary
-
-/// What one published export did: printed on standard error and written
-/// as `export.json` beside the manifest.
-#[derive(Debug, Clone)]
-pub struct Summary {
-    pub name: String,
-    pub path: PathBuf,
-    pub created_at_ms: i64,
-    pub rows: BTreeMap<&'static str, u64>,
-    pub skips: Skips,
-    pub bytes_written: u64,
-    pub phases: Vec<(String, f64)>,
-    /// CPU seconds of this process (the database's and the verification
-    /// child's are not included).
-    pub cpu_seconds: Option<f64>,
-    /// Peak resident bytes of this process and of the verification load.
-    pub peak_rss: Option<u64>,
-    pub verify_peak_rss: Option<u64>,
-    pub notes: Vec<String>,
-}
-
-/// User + system CPU seconds of this process so far (Linux), threads
-/// included, children not.
-pub fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are
-    // the 14th and 15th fields of the whole line.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
-/// `VmHWM` of this process (Linux), in bytes.
-pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-impl Summary {
-    pub fn to_json(&self) -> serde_json::Value {
-        let rows: serde_json::Map<String, serde_json::Value> = TABLE_NAMES
-            .iter()
-            .map(|t| (t.to_string(), self.rows.get(t).copied().unwrap_or(0).into()))
-            .collect();
-        let skipped: Vec<serde_json::Value> = self
-            .skips
-            .entries()
-            .map(|e| {
-                serde_json::json!({
-                    "source": e.table, "reason": e.reason, "count": e.count,
-                    "examples": e.examples,
-                })
-            })
-            .collect();
-        let seconds: serde_json::Map<String, serde_json::Value> = self
-            .phases
-            .iter()
-            .map(|(p, s)| (p.clone(), ((s * 1000.0).round() / 1000.0).into()))
-            .collect();
-        serde_json::json!({
-            "name": self.name,
-            "path": self.path.display().to_string(),
-            "created_at": crate::time::format_iso_ms(self.created_at_ms),
-            "rows": rows,
-            "skipped": skipped,
-            "bytes_written": self.bytes_written,
-            "seconds": seconds,
-            "peak_rss_bytes": {"export": self.peak_rss, "verify": self.verify_peak_rss},
-            "cpu_seconds": self.cpu_seconds.map(|s| (s * 100.0).round() / 100.0),
-            "notes": self.notes,
-        })
-    }
-
-    pub fn render(&self) -> String {
-        let mut out = format!(
-            "export: published {} (created_at {})\n",
-            self.path.display(),
-            crate::time::format_iso_ms(self.created_at_ms)
-        );
-        let rows: Vec<String> = TABLE_NAMES
-            .iter()
-            .map(|t| format!("{t} {}", self.rows.get(t).copied().unwrap_or(0)))
-            .collect();
-        out.push_str(&format!("  rows: {}\n", rows.join(", ")));
-        out.push_str(&format!("  skipped: {} rows\n", self.skips.total()));
-        for e in self.skips.entries() {
-            out.push_str(&format!(
-                "    {}: {}: {} (first: {})\n",
-                e.table,
-                e.reason,
-                e.count,
-                e.examples.join("; ")
-            ));
-        }
-        out.push_str(&format!("  bytes written: {}\n", self.bytes_written));
-        let phases: Vec<String> = self
-            .phases
-            .iter()
-            .map(|(p, s)| format!("{p} {s:.2}"))
-            .collect();
-        out.push_str(&format!("  seconds: {}\n", phases.join(", ")));
-        let mib = |b: Option<u64>| {
-            b.map_or("?".to_owned(), |b| {
-                format!("{:.0} MiB", b as f64 / 1048576.0)
-            })
-        };
-        out.push_str(&format!(
-            "  peak RSS: export {}, verification load {}; export CPU {}\n",
-            mib(self.peak_rss),
-            mib(self.verify_peak_rss),
-            self.cpu_seconds
-                .map_or("?".to_owned(), |s| format!("{s:.1} s"))
-        ));
-        for note in &self.notes {
-            out.push_str(&format!("  note: {note}\n"));
-        }
-        out
     }
 }
 
@@ -463,17 +292,17 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
 
     let mut skips = Skips::default();
     let mut notes = Vec::new();
-    let mut written: BTreeMap<&'static str, crate::snapshot::WrittenTable> = BTreeMap::new();
-    let query = |t: &str| opts.queries.get(t).map(|(_, sql)| sql.as_str());
-    let needs_index = ["list_records", "list_record_tags", "list_ops"]
-        .iter()
+    let mut written: BTreeMap<Table, WrittenTable> = BTreeMap::new();
+    let query = |t: Table| opts.queries.get(&t).map(|(_, sql)| sql.as_str());
+    let needs_index = [Table::ListRecords, Table::ListRecordTags, Table::ListOps]
+        .into_iter()
         .any(|t| query(t).is_none());
 
     // lists first: the storage-location index maps every other table.
-    let mut sink = TableSink::start(&tmp.path, "lists")?;
-    let index = match query("lists") {
+    let mut sink = TableSink::start(&tmp.path, Table::Lists)?;
+    let index = match query(Table::Lists) {
         Some(sql) => {
-            overrides::export(&client, "lists", sql, &mut sink, &mut skips).await?;
+            overrides::export(&client, Table::Lists, sql, &mut sink, &mut skips).await?;
             if needs_index {
                 source::lists(&client, None, &mut skips).await?
             } else {
@@ -482,32 +311,36 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         }
         None => source::lists(&client, Some(&mut sink), &mut skips).await?,
     };
-    written.insert("lists", sink.finish()?);
-    lap("lists", &mut phases);
+    written.insert(Table::Lists, sink.finish()?);
+    lap(Table::Lists.name(), &mut phases);
 
-    for table in &TABLE_NAMES[1..] {
-        let table: &'static str = table;
+    for table in &Table::ALL[1..] {
+        let table = *table;
         let mut sink = TableSink::start(&tmp.path, table)?;
         match (query(table), table) {
             (Some(sql), _) => overrides::export(&client, table, sql, &mut sink, &mut skips).await?,
-            (None, "primary_lists") => {
+            (None, Table::Lists) => unreachable!("lists are exported first"),
+            (None, Table::PrimaryLists) => {
                 source::primary_lists(&client, &mut sink, &mut skips).await?
             }
-            (None, "list_records") => {
+            (None, Table::ListRecords) => {
                 source::list_records(&client, &index, &mut sink, &mut skips).await?
             }
-            (None, "list_record_tags") => {
+            (None, Table::ListRecordTags) => {
                 source::list_record_tags(&client, &index, &mut sink, &mut skips).await?
             }
-            (None, "list_ops") => source::list_ops(&client, &index, &mut sink, &mut skips).await?,
-            (None, "ens") => source::ens(&client, &mut sink, &mut skips).await?,
-            (None, _) => {} // badges: written empty, noted below
+            (None, Table::ListOps) => {
+                source::list_ops(&client, &index, &mut sink, &mut skips).await?
+            }
+            (None, Table::Ens) => source::ens(&client, &mut sink, &mut skips).await?,
+            // The indexer holds no badges: written empty, noted below.
+            (None, Table::BadgeEvents | Table::Badges) => {}
         }
         written.insert(table, sink.finish()?);
-        lap(table, &mut phases);
+        lap(table.name(), &mut phases);
     }
     drop(index);
-    if query("badge_events").is_none() || query("badges").is_none() {
+    if query(Table::BadgeEvents).is_none() || query(Table::Badges).is_none() {
         notes.push(
             "the indexer holds no badges: badge_events and badges were written empty where no \
              --query gave them (e.g. --query badge_events=FILE.sql --query badges=FILE.sql)"
@@ -644,7 +477,7 @@ fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), String> {
 fn write_manifest(
     dir: &Path,
     created_at_ms: i64,
-    written: &BTreeMap<&'static str, crate::snapshot::WrittenTable>,
+    written: &BTreeMap<Table, WrittenTable>,
 ) -> Result<(), String> {
     let manifest = Manifest {
         format: FORMAT_V1.to_owned(),
@@ -653,9 +486,9 @@ fn write_manifest(
             .iter()
             .map(|(t, w)| {
                 (
-                    t.to_string(),
+                    t.name().to_owned(),
                     TableEntry {
-                        file: format!("{t}.parquet"),
+                        file: t.file_name().to_owned(),
                         rows: w.rows,
                         sha256: w.sha256.clone(),
                     },

@@ -9,106 +9,9 @@ use super::copy::{copy_out, text, timestamp_ms};
 use super::sink::TableSink;
 use super::Skips;
 use crate::snapshot::{
-    parse_address, BadgeEventRow, BadgeRow, EnsRow, ListRow, Op, OpRow, PrimaryListRow, RecordRow,
-    TagRow,
+    parse_address, BadgeEventRow, BadgeRow, ColumnKind as Kind, ColumnSpec, EnsRow, ListRow, Op,
+    OpRow, PrimaryListRow, RecordRow, Table, TagRow,
 };
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
-    Address,
-    Text,
-    Json,
-    /// UInt64 (token ids, seq).
-    Unsigned,
-    Int64,
-    Int32,
-    Bytes,
-    Timestamp,
-}
-
-/// A column by name and kind; which may be NULL is the row builders'
-/// business (`opt_*` accessors).
-struct Col {
-    name: &'static str,
-    kind: Kind,
-}
-
-const fn col(name: &'static str, kind: Kind) -> Col {
-    Col { name, kind }
-}
-
-/// SNAPSHOT.md's columns of each table.
-fn columns(table: &str) -> &'static [Col] {
-    use Kind::*;
-    const LISTS: &[Col] = &[
-        col("token_id", Unsigned),
-        col("user", Address),
-        col("owner", Address),
-        col("manager", Address),
-    ];
-    const PRIMARY_LISTS: &[Col] = &[col("address", Address), col("token_id", Unsigned)];
-    const LIST_RECORDS: &[Col] = &[
-        col("token_id", Unsigned),
-        col("address", Address),
-        col("updated_at", Timestamp),
-    ];
-    const LIST_RECORD_TAGS: &[Col] = &[
-        col("token_id", Unsigned),
-        col("address", Address),
-        col("tag", Text),
-        col("updated_at", Timestamp),
-    ];
-    const LIST_OPS: &[Col] = &[
-        col("token_id", Unsigned),
-        col("seq", Unsigned),
-        col("op", Bytes),
-        col("updated_at", Timestamp),
-    ];
-    const ENS: &[Col] = &[
-        col("address", Address),
-        col("name", Text),
-        col("avatar", Text),
-        col("header", Text),
-        col("display", Text),
-        col("records", Json),
-        col("chains", Json),
-        col("fresh", Int64),
-        col("resolver", Text),
-        col("errors", Json),
-    ];
-    const BADGE_EVENTS: &[Col] = &[
-        col("event_id", Int64),
-        col("position", Int32),
-        col("fancy_id", Text),
-        col("name", Text),
-        col("event_url", Text),
-        col("image_url", Text),
-        col("country", Text),
-        col("city", Text),
-        col("description", Text),
-        col("year", Int32),
-        col("start_date", Text),
-        col("end_date", Text),
-        col("expiry_date", Text),
-    ];
-    const BADGES: &[Col] = &[
-        col("address", Address),
-        col("event_id", Int64),
-        col("token_id", Text),
-        col("owner", Text),
-    ];
-    match table {
-        "lists" => LISTS,
-        "primary_lists" => PRIMARY_LISTS,
-        "list_records" => LIST_RECORDS,
-        "list_record_tags" => LIST_RECORD_TAGS,
-        "list_ops" => LIST_OPS,
-        "ens" => ENS,
-        "badge_events" => BADGE_EVENTS,
-        "badges" => BADGES,
-        other => panic!("unknown snapshot table {other:?}"),
-    }
-}
 
 fn base_type(t: &Type) -> &Type {
     match t.kind() {
@@ -117,6 +20,8 @@ fn base_type(t: &Type) -> &Type {
     }
 }
 
+/// Whether a `--query` column of PostgreSQL type `t` may fill a snapshot
+/// column of `kind` (which may be NULL is the row builders' business).
 fn accepts(kind: Kind, t: &Type) -> bool {
     let t = base_type(t);
     let text = [Type::TEXT, Type::VARCHAR, Type::BPCHAR, Type::NAME];
@@ -124,8 +29,8 @@ fn accepts(kind: Kind, t: &Type) -> bool {
     match kind {
         Kind::Address | Kind::Text => text.contains(t),
         Kind::Json => text.contains(t) || *t == Type::JSON || *t == Type::JSONB,
-        Kind::Unsigned | Kind::Int64 | Kind::Int32 => ints.contains(t),
-        Kind::Bytes => *t == Type::BYTEA,
+        Kind::TokenId | Kind::Seq | Kind::Int64 | Kind::Int32 => ints.contains(t),
+        Kind::Op => *t == Type::BYTEA,
         Kind::Timestamp => *t == Type::TIMESTAMPTZ,
     }
 }
@@ -135,8 +40,10 @@ fn expected(kind: Kind) -> &'static str {
         Kind::Address => "text (an address)",
         Kind::Text => "text",
         Kind::Json => "jsonb, json or text",
-        Kind::Unsigned | Kind::Int64 | Kind::Int32 => "bigint, integer, smallint or numeric",
-        Kind::Bytes => "bytea",
+        Kind::TokenId | Kind::Seq | Kind::Int64 | Kind::Int32 => {
+            "bigint, integer, smallint or numeric"
+        }
+        Kind::Op => "bytea",
         Kind::Timestamp => "timestamptz",
     }
 }
@@ -148,7 +55,7 @@ pub fn statement(sql: &str) -> &str {
 
 /// Checks the query's result columns against the table's and returns the
 /// COPY-able SELECT that reads them in the table's column order.
-pub async fn checked_select(client: &Client, table: &str, sql: &str) -> Result<String, String> {
+pub async fn checked_select(client: &Client, table: Table, sql: &str) -> Result<String, String> {
     let sql = statement(sql);
     let prepared = client
         .prepare(sql)
@@ -156,7 +63,7 @@ pub async fn checked_select(client: &Client, table: &str, sql: &str) -> Result<S
         .map_err(|e| format!("--query {table}: {}", crate::pg::describe(&e)))?;
     let got = prepared.columns();
     let mut select = Vec::new();
-    for col in columns(table) {
+    for col in table.columns() {
         let matches: Vec<_> = got.iter().filter(|c| c.name() == col.name).collect();
         let found = match matches.as_slice() {
             [] => {
@@ -186,7 +93,7 @@ pub async fn checked_select(client: &Client, table: &str, sql: &str) -> Result<S
             ));
         }
         let cast = match col.kind {
-            Kind::Bytes | Kind::Timestamp => "",
+            Kind::Op | Kind::Timestamp => "",
             _ => "::text",
         };
         select.push(format!("q.\"{}\"{cast}", col.name));
@@ -194,27 +101,32 @@ pub async fn checked_select(client: &Client, table: &str, sql: &str) -> Result<S
     Ok(format!("SELECT {} FROM ({sql}) AS q", select.join(", ")))
 }
 
+/// The source an override's skipped rows are counted under.
+fn skip_label(table: Table) -> &'static str {
+    match table {
+        Table::Lists => "--query lists",
+        Table::PrimaryLists => "--query primary_lists",
+        Table::ListRecords => "--query list_records",
+        Table::ListRecordTags => "--query list_record_tags",
+        Table::ListOps => "--query list_ops",
+        Table::Ens => "--query ens",
+        Table::BadgeEvents => "--query badge_events",
+        Table::Badges => "--query badges",
+    }
+}
+
 /// Streams the override's rows into `sink`, skipping rows SNAPSHOT.md
 /// cannot hold (counted under `--query TABLE`).
 pub async fn export(
     client: &Client,
-    table: &'static str,
+    table: Table,
     sql: &str,
     sink: &mut TableSink,
     skips: &mut Skips,
 ) -> Result<(), String> {
     let select = checked_select(client, table, sql).await?;
-    let label: &'static str = match table {
-        "lists" => "--query lists",
-        "primary_lists" => "--query primary_lists",
-        "list_records" => "--query list_records",
-        "list_record_tags" => "--query list_record_tags",
-        "list_ops" => "--query list_ops",
-        "ens" => "--query ens",
-        "badge_events" => "--query badge_events",
-        _ => "--query badges",
-    };
-    let cols = columns(table);
+    let label = skip_label(table);
+    let cols = table.columns();
     let mut row_number = 0u64;
     copy_out(client, &select, |t| {
         row_number += 1;
@@ -237,7 +149,7 @@ pub async fn export(
 /// cannot hold is recorded in `bad` (and a placeholder returned).
 struct Values<'r, 'a> {
     t: &'r super::copy::Tuple<'a>,
-    cols: &'static [Col],
+    cols: &'static [ColumnSpec],
     bad: Option<&'static str>,
 }
 
@@ -319,10 +231,13 @@ impl Values<'_, '_> {
     }
 }
 
-fn push_row(table: &str, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result<(), String> {
+/// Makes `table`'s row of the result row `v` and pushes it unless `v`
+/// found a value SNAPSHOT.md cannot hold. Columns are indexed in
+/// [`Table::columns`] order, the order [`checked_select`] selects them in.
+fn push_row(table: Table, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result<(), String> {
     let c = &mut sink.chunk;
     match table {
-        "lists" => {
+        Table::Lists => {
             let row = ListRow {
                 token_id: v.token_id(0),
                 user: v.address(1),
@@ -333,7 +248,7 @@ fn push_row(table: &str, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result
                 c.lists.push(row);
             }
         }
-        "primary_lists" => {
+        Table::PrimaryLists => {
             let row = PrimaryListRow {
                 address: v.address(0),
                 token_id: v.token_id(1),
@@ -342,7 +257,7 @@ fn push_row(table: &str, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result
                 c.primary_lists.push(row);
             }
         }
-        "list_records" => {
+        Table::ListRecords => {
             let row = RecordRow {
                 token_id: v.token_id(0),
                 address: v.address(1),
@@ -352,7 +267,7 @@ fn push_row(table: &str, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result
                 c.list_records.push(row);
             }
         }
-        "list_record_tags" => {
+        Table::ListRecordTags => {
             let row = TagRow {
                 token_id: v.token_id(0),
                 address: v.address(1),
@@ -366,7 +281,7 @@ fn push_row(table: &str, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result
                 c.list_record_tags.push(row);
             }
         }
-        "list_ops" => {
+        Table::ListOps => {
             let row = OpRow {
                 token_id: v.token_id(0),
                 seq: v.int(1),
@@ -377,7 +292,7 @@ fn push_row(table: &str, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result
                 c.list_ops.push(row);
             }
         }
-        "ens" => {
+        Table::Ens => {
             let row = EnsRow {
                 address: v.address(0),
                 name: v.text(1),
@@ -394,7 +309,7 @@ fn push_row(table: &str, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result
                 c.ens.push(row);
             }
         }
-        "badge_events" => {
+        Table::BadgeEvents => {
             let row = BadgeEventRow {
                 event_id: v.int(0),
                 position: v.int(1),
@@ -414,7 +329,7 @@ fn push_row(table: &str, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result
                 c.badge_events.push(row);
             }
         }
-        _ => {
+        Table::Badges => {
             let row = BadgeRow {
                 address: v.address(0),
                 event_id: v.int(1),

@@ -9,7 +9,7 @@ use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crate::snapshot::{TableFileWriter, Tables, WrittenTable};
+use crate::snapshot::{Table, TableFileWriter, Tables, WrittenTable};
 
 /// Rows handed to the writer thread at a time.
 const CHUNK_ROWS: usize = 64 * 1024;
@@ -19,8 +19,8 @@ pub const ROW_GROUP_ROWS: usize = 1 << 20;
 const QUEUED_CHUNKS: usize = 2;
 
 pub struct TableSink {
-    pub name: &'static str,
-    /// Rows not yet handed over; push rows of table `name` only.
+    pub table: Table,
+    /// Rows not yet handed over; push rows of `table` only.
     pub chunk: Tables,
     rows: u64,
     tx: Option<SyncSender<Tables>>,
@@ -34,14 +34,14 @@ struct Progress {
 }
 
 impl TableSink {
-    /// Starts the writer thread for `dir/<name>.parquet`.
-    pub fn start(dir: &Path, name: &'static str) -> Result<TableSink, String> {
-        let path = dir.join(format!("{name}.parquet"));
-        let mut file = TableFileWriter::create(&path, name, ROW_GROUP_ROWS, true)
+    /// Starts the writer thread for `dir/<table>.parquet`.
+    pub fn start(dir: &Path, table: Table) -> Result<TableSink, String> {
+        let path = dir.join(table.file_name());
+        let mut file = TableFileWriter::create(&path, table, ROW_GROUP_ROWS, true)
             .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         let (tx, rx) = sync_channel::<Tables>(QUEUED_CHUNKS);
         let writer = std::thread::Builder::new()
-            .name(format!("write-{name}"))
+            .name(format!("write-{table}"))
             .spawn(move || {
                 while let Ok(chunk) = rx.recv() {
                     file.write_rows(&chunk)?;
@@ -54,7 +54,7 @@ impl TableSink {
             last: Instant::now(),
         });
         Ok(TableSink {
-            name,
+            table,
             chunk: Tables::default(),
             rows: 0,
             tx: Some(tx),
@@ -90,9 +90,9 @@ impl TableSink {
     fn join_error(&mut self) -> String {
         self.tx = None;
         match self.writer.take().map(JoinHandle::join) {
-            Some(Ok(Err(e))) => format!("writing {}.parquet: {e}", self.name),
-            Some(Err(_)) => format!("writing {}.parquet: the writer thread panicked", self.name),
-            _ => format!("writing {}.parquet failed", self.name),
+            Some(Ok(Err(e))) => format!("writing {}.parquet: {e}", self.table),
+            Some(Err(_)) => format!("writing {}.parquet: the writer thread panicked", self.table),
+            _ => format!("writing {}.parquet failed", self.table),
         }
     }
 
@@ -107,7 +107,7 @@ impl TableSink {
         let secs = p.started.elapsed().as_secs_f64().max(1e-3);
         eprint!(
             "\r{:<17} {:>12} rows {:>10.0} rows/s{}",
-            self.name,
+            self.table,
             self.rows,
             self.rows as f64 / secs,
             if done { "\n" } else { "" }
@@ -122,10 +122,10 @@ impl TableSink {
         self.tx = None;
         match self.writer.take().map(JoinHandle::join) {
             Some(Ok(Ok(written))) => Ok(written),
-            Some(Ok(Err(e))) => Err(format!("writing {}.parquet: {e}", self.name)),
+            Some(Ok(Err(e))) => Err(format!("writing {}.parquet: {e}", self.table)),
             _ => Err(format!(
                 "writing {}.parquet: the writer thread panicked",
-                self.name
+                self.table
             )),
         }
     }

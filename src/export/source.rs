@@ -11,11 +11,15 @@ use tokio_postgres::Client;
 
 use super::copy::{copy_out, int8, text, timestamp_ms, Tuple};
 use super::sink::TableSink;
+use super::values::{
+    address, fixed_bytes, hex_fixed, hex_text, hex_text_into, show_bytes, show_int, show_text,
+    ContractCache,
+};
 use super::Skips;
 use crate::graph::FastMap;
 use crate::snapshot::{
-    decode_hex, fold_case, is_json_object, parse_address, push_hex, Address, EnsRow, ListRow, Op,
-    OpRow, PrimaryListRow, RecordRow, TagRow,
+    fold_case, is_json_object, Address, EnsRow, ListRow, Op, OpError, OpRow, PrimaryListRow,
+    RecordRow, TagRow,
 };
 
 /// A list storage location: (chain id, contract, slot).
@@ -65,100 +69,6 @@ impl ListIndex {
                 out.sort_unstable();
             }
         }
-    }
-}
-
-/// A BYTEA of `N` bytes, stored raw or as the ASCII text `0x` + 2N hex
-/// digits (the two encodings deployments use); `None` for anything else.
-fn fixed_bytes<const N: usize>(v: &[u8]) -> Option<[u8; N]> {
-    if v.len() == N {
-        return v.try_into().ok();
-    }
-    if v.len() == 2 + 2 * N && (v.starts_with(b"0x") || v.starts_with(b"0X")) {
-        let mut out = [0u8; N];
-        decode_hex(&v[2..], &mut out)?;
-        return Some(out);
-    }
-    None
-}
-
-/// `0x` + even-length hex text (either case) -> bytes.
-fn hex_text(v: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    hex_text_into(v.as_bytes(), &mut out)?;
-    Some(out)
-}
-
-/// [`hex_text`] into a reused buffer (no allocation per row).
-fn hex_text_into(v: &[u8], out: &mut Vec<u8>) -> Option<()> {
-    let hex = v.strip_prefix(b"0x").or_else(|| v.strip_prefix(b"0X"))?;
-    if hex.len() % 2 != 0 {
-        return None;
-    }
-    out.clear();
-    out.resize(hex.len() / 2, 0);
-    decode_hex(hex, out)
-}
-
-/// Exactly `0x` + 2N hex digits -> N bytes.
-fn hex_fixed<const N: usize>(v: &[u8]) -> Option<[u8; N]> {
-    if v.len() != 2 + 2 * N {
-        return None;
-    }
-    fixed_bytes::<N>(v)
-}
-
-/// The last contract address text and its parse: a table's rows almost
-/// all name one contract, so each is parsed once instead of per row.
-#[derive(Default)]
-struct ContractCache {
-    text: Vec<u8>,
-    parsed: Option<Address>,
-}
-
-impl ContractCache {
-    fn get(&mut self, text: Option<&[u8]>) -> Option<Address> {
-        let text = text?;
-        if text != self.text.as_slice() {
-            self.text.clear();
-            self.text.extend_from_slice(text);
-            self.parsed = std::str::from_utf8(text).ok().and_then(parse_address);
-        }
-        self.parsed
-    }
-}
-
-/// An address column: `0x` + 40 hex digits, any case.
-fn address(v: Option<&str>) -> Option<Address> {
-    v.and_then(parse_address)
-}
-
-fn hex0x(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + bytes.len() * 2);
-    s.push_str("0x");
-    push_hex(&mut s, bytes);
-    s
-}
-
-/// How a row's bytes show in the summary's examples: hex for BYTEA.
-fn show_bytes(v: Option<&[u8]>) -> String {
-    match v {
-        None => "NULL".to_owned(),
-        Some(b) => hex0x(b),
-    }
-}
-
-fn show_int(v: Option<&[u8]>) -> String {
-    match int8(v, "") {
-        Ok(Some(n)) => n.to_string(),
-        _ => "NULL".to_owned(),
-    }
-}
-
-fn show_text(v: Option<&[u8]>) -> String {
-    match v {
-        None => "NULL".to_owned(),
-        Some(b) => format!("{:?}", String::from_utf8_lossy(b)),
     }
 }
 
@@ -514,17 +424,17 @@ pub async fn list_record_tags(
 // list_ops
 
 /// The skip reason for an op `Op::decode` rejects.
-fn op_skip_reason(bytes: &[u8], decode_error: &str) -> &'static str {
+fn op_skip_reason(bytes: &[u8], decode_error: &OpError) -> &'static str {
     if bytes.first() != Some(&1) {
-        "op of another version"
-    } else if decode_error.contains("record version") {
-        "op on a record that is not version-1 type-1"
-    } else if decode_error.contains("unknown opcode") {
-        "op with an unknown opcode"
-    } else if decode_error.contains("UTF-8") {
-        "op tag is not UTF-8"
-    } else {
-        "op of the wrong length"
+        return "op of another version";
+    }
+    match decode_error {
+        OpError::RecordType(..) => "op on a record that is not version-1 type-1",
+        OpError::UnknownOpcode(_) => "op with an unknown opcode",
+        OpError::TagNotUtf8 => "op tag is not UTF-8",
+        OpError::TooShort(_) | OpError::Version(_) | OpError::Length(..) | OpError::NoTag(_) => {
+            "op of the wrong length"
+        }
     }
 }
 
@@ -712,27 +622,6 @@ pub async fn ens(client: &Client, sink: &mut TableSink, skips: &mut Skips) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bytea_in_both_encodings() {
-        let raw = [0xabu8; 20];
-        assert_eq!(fixed_bytes::<20>(&raw), Some(raw));
-        let text = format!("0x{}", "ab".repeat(20));
-        assert_eq!(fixed_bytes::<20>(text.as_bytes()), Some(raw));
-        assert_eq!(fixed_bytes::<20>(text.to_uppercase().as_bytes()), Some(raw));
-        assert_eq!(
-            fixed_bytes::<20>(format!("0x{}", "AB".repeat(20)).as_bytes()),
-            Some(raw)
-        );
-        assert_eq!(fixed_bytes::<20>(&raw[..19]), None);
-        assert_eq!(
-            fixed_bytes::<20>(format!("0x{}", "zz".repeat(20)).as_bytes()),
-            None
-        );
-        assert_eq!(hex_text("0x0102"), Some(vec![1, 2]));
-        assert_eq!(hex_text("0x012"), None);
-        assert_eq!(hex_text("0102"), None);
-    }
 
     #[test]
     fn primary_list_values() {

@@ -12,8 +12,7 @@ use rayon::prelude::*;
 use super::pipeline::generate_with;
 use super::GenerateOptions;
 use crate::snapshot::{
-    start_snapshot_dir, write_manifest, TableEntry, TableFileWriter, Tables, WriteOptions,
-    TABLE_NAMES,
+    start_snapshot_dir, write_manifest, Table, TableEntry, TableFileWriter, Tables, WriteOptions,
 };
 
 /// Writes the tables and the manifest of `opts` into `dir`.
@@ -24,13 +23,13 @@ pub(super) fn write_generated(
 ) -> std::io::Result<()> {
     start_snapshot_dir(dir)?;
     let row_group_rows = WriteOptions::default().row_group_rows;
-    let writers = TABLE_NAMES
+    let writers = Table::ALL
         .iter()
-        .map(|&name| {
-            let path = dir.join(format!("{name}.parquet"));
+        .map(|&table| {
+            let path = dir.join(table.file_name());
             Ok((
-                name,
-                TableFileWriter::create(&path, name, row_group_rows, true)?,
+                table,
+                TableFileWriter::create(&path, table, row_group_rows, true)?,
             ))
         })
         .collect::<std::io::Result<Vec<_>>>()?;
@@ -60,14 +59,14 @@ pub(super) fn write_generated(
     )?;
     let writers = writers.into_inner();
     let mut entries = BTreeMap::new();
-    for (name, writer) in writers {
+    for (table, writer) in writers {
         let written = writer.finish()?;
         let entry = TableEntry {
-            file: format!("{name}.parquet"),
+            file: table.file_name().to_owned(),
             rows: written.rows,
             sha256: written.sha256,
         };
-        entries.insert(name.to_owned(), entry);
+        entries.insert(table.name().to_owned(), entry);
     }
     write_manifest(dir, opts.created_at_ms, entries)
 }

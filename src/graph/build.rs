@@ -37,7 +37,8 @@ use super::records::{forward_csr, scan_records, Records};
 use super::tags::{scan_tags, SharedTags};
 use super::{Graph, SearchIndex, TableCounts};
 use crate::snapshot::{
-    checked_manifest, manifest_entries, read_small_tables, Address, SnapshotError, SnapshotFiles,
+    checked_manifest, manifest_entries, read_small_tables, Address, SnapshotError,
+    SnapshotErrorKind, SnapshotFiles,
 };
 
 /// Why the streaming build stopped.
@@ -56,8 +57,18 @@ impl From<SnapshotError> for Stop {
     }
 }
 
-pub(super) fn invalid(file: &str, reason: impl Into<String>) -> Stop {
-    Stop::Invalid(SnapshotError::new(file, reason))
+/// A snapshot beyond what the graph's id widths hold.
+pub(super) fn limit(file: &str, reason: impl Into<String>) -> Stop {
+    Stop::Invalid(SnapshotError::new(SnapshotErrorKind::Limit, file, reason))
+}
+
+/// A uniqueness rule broken (found on the compact forms).
+pub(super) fn duplicate(file: &str, reason: impl Into<String>) -> Stop {
+    Stop::Invalid(SnapshotError::new(
+        SnapshotErrorKind::Duplicate,
+        file,
+        reason,
+    ))
 }
 
 /// A lock that a panicked holder did not poison for the others (a panic
@@ -71,17 +82,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     let mut timer = PhaseTimer::start();
     let (manifest, created_at_ms) = checked_manifest(src)?;
     let entries = manifest_entries(&manifest);
-    let rows = |i: usize| entries[i].rows;
-    let table_counts = TableCounts {
-        lists: rows(0),
-        primary_lists: rows(1),
-        list_records: rows(2),
-        list_record_tags: rows(3),
-        list_ops: rows(4),
-        ens: rows(5),
-        badge_events: rows(6),
-        badges: rows(7),
-    };
+    let table_counts = TableCounts::from_fn(|t| entries[t.index()].rows);
     let [_, _, records_e, tags_e, ops_e, ens_e, ..] = entries[..] else {
         unreachable!("one entry per table");
     };
@@ -124,7 +125,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     let (addresses, perm) = interner.finish();
     let n = addresses.len();
     if n > 1 << ACTOR_BITS {
-        return Err(invalid(
+        return Err(limit(
             &ops_e.file,
             format!("more than 2^{ACTOR_BITS} accounts"),
         ));

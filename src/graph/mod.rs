@@ -58,38 +58,41 @@ pub use search::SearchIndex;
 pub use tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 
 use crate::snapshot::{
-    format_address, Address, DirFiles, LoadedSnapshot, SnapshotError, SnapshotFiles, Tables,
+    format_address, Address, DirFiles, LoadedSnapshot, SnapshotError, SnapshotErrorKind,
+    SnapshotFiles, Table, Tables,
 };
 
 /// An account's dense id (index into the sorted addresses).
 pub type AccountId = u32;
 
-/// Row counts of the snapshot's tables (as read, before visibility rules).
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct TableCounts {
-    pub lists: u64,
-    pub primary_lists: u64,
-    pub list_records: u64,
-    pub list_record_tags: u64,
-    pub list_ops: u64,
-    pub ens: u64,
-    pub badge_events: u64,
-    pub badges: u64,
-}
+/// Row counts of the snapshot's tables (as read, before visibility rules),
+/// by [`Table`]; serialised as `{table: rows}` in [`Table::ALL`] order.
+#[derive(Clone, Debug, Default)]
+pub struct TableCounts([u64; Table::ALL.len()]);
 
 impl TableCounts {
-    /// The counts in `TABLE_NAMES` order.
-    pub fn as_array(&self) -> [u64; 8] {
-        [
-            self.lists,
-            self.primary_lists,
-            self.list_records,
-            self.list_record_tags,
-            self.list_ops,
-            self.ens,
-            self.badge_events,
-            self.badges,
-        ]
+    /// The counts `rows` gives each table.
+    pub fn from_fn(rows: impl FnMut(Table) -> u64) -> TableCounts {
+        TableCounts(Table::ALL.map(rows))
+    }
+
+    /// (table, rows) in [`Table::ALL`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (Table, u64)> + '_ {
+        Table::ALL.into_iter().zip(self.0)
+    }
+}
+
+impl std::ops::Index<Table> for TableCounts {
+    type Output = u64;
+
+    fn index(&self, table: Table) -> &u64 {
+        &self.0[table.index()]
+    }
+}
+
+impl serde::Serialize for TableCounts {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter().map(|(t, rows)| (t.name(), rows)))
     }
 }
 
@@ -324,12 +327,19 @@ impl Graph {
         if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
             tables.list_ops.par_sort_by_key(|o| o.seq);
         }
-        let files = crate::snapshot::memory_files(created_at_ms, &tables)
-            .map_err(|e| SnapshotError::new("snapshot", format!("cannot encode tables: {e}")))?;
+        let files = crate::snapshot::memory_files(created_at_ms, &tables).map_err(|e| {
+            SnapshotError::new(
+                SnapshotErrorKind::Internal,
+                "snapshot",
+                format!("cannot encode tables: {e}"),
+            )
+        })?;
         drop(tables);
         build::build(&files, name).map_err(|stop| match stop {
             build::Stop::Invalid(e) => e,
-            build::Stop::OpsOutOfOrder => SnapshotError::new("list_ops", "duplicate seq"),
+            build::Stop::OpsOutOfOrder => {
+                SnapshotError::new(SnapshotErrorKind::Duplicate, "list_ops", "duplicate seq")
+            }
         })
     }
 }

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::build::{invalid, lock, Stop};
+use super::build::{limit, lock, Stop};
 use super::intern::Interner;
 use super::lookup::ListUsers;
 use super::scatter::{row_offsets_par, scatter_row_pairs};
@@ -265,7 +265,7 @@ pub(super) fn scan_ops(
         }
     }
     if items.len() > u32::MAX as usize {
-        return Err(invalid(&e.file, "more than 2^32 visible ops"));
+        return Err(limit(&e.file, "more than 2^32 visible ops"));
     }
     // (op index, tag) of tag/untag ops, op indexes ascending.
     let mut tagged: Vec<(u32, u32)> = Vec::new();

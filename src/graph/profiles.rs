@@ -10,7 +10,7 @@
 //! `EnsField` is the one definition of which slot holds which column: the
 //! builder fills the slots and the accessors read them through it.
 
-use super::build::{invalid, Stop};
+use super::build::{limit, Stop};
 use super::intern::Interner;
 use super::{prefetch, AccountId};
 use crate::snapshot::{Address, EnsRow};
@@ -191,7 +191,7 @@ impl ProfilesBuilder {
                 .filter(|s| {
                     s.checked_add(text.len() as u32).is_some() && text.len() < u32::MAX as usize
                 })
-                .ok_or_else(|| invalid(file, "more than 4 GiB of profile text"))?;
+                .ok_or_else(|| limit(file, "more than 4 GiB of profile text"))?;
             arena.push_str(text);
             Ok(TextRef {
                 start,

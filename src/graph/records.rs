@@ -21,7 +21,7 @@ use petgraph::visit::EdgeRef;
 use petgraph::Directed;
 use rayon::prelude::*;
 
-use super::build::{invalid, Stop};
+use super::build::{duplicate, limit, Stop};
 use super::intern::Interner;
 use super::lookup::ListUsers;
 use super::{prefetch, AccountId};
@@ -218,7 +218,7 @@ pub(super) fn scan_records(
     let mut invisible: Vec<(u64, Address)> = groups.into_iter().flat_map(|g| g.invisible).collect();
     invisible.par_sort_unstable();
     if invisible.windows(2).any(|w| w[0] == w[1]) {
-        return Err(invalid(&e.file, "duplicate (token_id, address)"));
+        return Err(duplicate(&e.file, "duplicate (token_id, address)"));
     }
     Ok(edges)
 }
@@ -231,7 +231,7 @@ pub(super) fn forward_csr(
     file: &str,
 ) -> Result<ForwardCsr, Stop> {
     if edges.len() > u32::MAX as usize {
-        return Err(invalid(file, "more than 2^32 visible records"));
+        return Err(limit(file, "more than 2^32 visible records"));
     }
     edges.par_iter_mut().for_each(|e| {
         e.0 = perm[e.0 as usize];
@@ -242,7 +242,7 @@ pub(super) fn forward_csr(
         .par_windows(2)
         .any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
     {
-        return Err(invalid(file, "duplicate (token_id, address)"));
+        return Err(duplicate(file, "duplicate (token_id, address)"));
     }
     Ok(Csr::from_sorted_edges(&edges).expect("edges are sorted by (follower, target) and unique"))
 }

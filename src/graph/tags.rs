@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::build::{invalid, lock, Stop};
+use super::build::{duplicate, lock, Stop};
 use super::hash::map_heap_bytes;
 use super::lookup::ListUsers;
 use super::records::ForwardCsr;
@@ -215,7 +215,7 @@ pub(super) fn scan_tags(
     let mut keys = keys.concat();
     keys.par_sort_unstable();
     if keys.windows(2).any(|w| w[0] == w[1]) {
-        return Err(invalid(&e.file, "duplicate (token_id, address, tag)"));
+        return Err(duplicate(&e.file, "duplicate (token_id, address, tag)"));
     }
     drop(keys);
     visible.par_sort_unstable_by(|a, b| {

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use crate::api::Endpoint;
 use crate::live::Live;
-use crate::snapshot::TABLE_NAMES;
 
 /// Endpoint labels: the API endpoints in table order, then `other`
 /// (unknown paths and the operations endpoints).
@@ -210,7 +209,8 @@ impl Metrics {
         );
         out.push_str("# HELP followgraph_snapshot_rows Rows of each table of the live snapshot.\n");
         out.push_str("# TYPE followgraph_snapshot_rows gauge\n");
-        for (table, rows) in TABLE_NAMES.iter().zip(g.table_counts.as_array()) {
+        for (table, rows) in g.table_counts.iter() {
+            let table = table.name();
             let _ = writeln!(out, "followgraph_snapshot_rows{{table=\"{table}\"}} {rows}");
         }
         out

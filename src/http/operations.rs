@@ -78,10 +78,10 @@ fn snapshot_info(state: &AppState) -> WarpResponse {
         return json_response(StatusCode::SERVICE_UNAVAILABLE, Bytes::from(e.body()));
     };
     let g = &served.graph;
-    let tables: serde_json::Map<String, serde_json::Value> = crate::snapshot::TABLE_NAMES
+    let tables: serde_json::Map<String, serde_json::Value> = g
+        .table_counts
         .iter()
-        .zip(g.table_counts.as_array())
-        .map(|(name, rows)| (name.to_string(), rows.into()))
+        .map(|(table, rows)| (table.name().to_owned(), rows.into()))
         .collect();
     let body = serde_json::json!({
         "name": g.name,

@@ -1,6 +1,7 @@
 //! The eight snapshot tables as plain rows: what the Parquet reader
 //! produces after validation, what the writer and the generator consume,
-//! and what the graph builder turns into indexes.
+//! and what the graph builder turns into indexes; with the two encodings
+//! rows carry, addresses (hex) and list ops (bytes).
 
 /// A 20-byte account address (always stored lower-case when printed).
 pub type Address = [u8; 20];
@@ -115,10 +116,49 @@ pub struct Op {
     pub tag: String,
 }
 
+/// Why op bytes are malformed; the text is the loader's reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpError {
+    /// Fewer than 24 bytes (the length).
+    TooShort(usize),
+    /// The first byte is not 1.
+    Version(u8),
+    /// The record version/type bytes are not 1/1.
+    RecordType(u8, u8),
+    /// A follow or un-follow op longer than 24 bytes (opcode, length).
+    Length(u8, usize),
+    /// A tag or un-tag op without a tag (the opcode).
+    NoTag(u8),
+    TagNotUtf8,
+    UnknownOpcode(u8),
+}
+
+impl std::fmt::Display for OpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            OpError::TooShort(len) => write!(f, "op is {len} bytes, shorter than 24"),
+            OpError::Version(v) => write!(f, "op version {v} is not 1"),
+            OpError::RecordType(v, t) => write!(f, "op record version/type {v}/{t} is not 1/1"),
+            OpError::Length(opcode, len) => write!(
+                f,
+                "op with opcode {opcode} is {len} bytes, must be exactly 24"
+            ),
+            OpError::NoTag(opcode) => write!(
+                f,
+                "op with opcode {opcode} has no tag (24 bytes, needs at least 25)"
+            ),
+            OpError::TagNotUtf8 => f.write_str("op tag is not valid UTF-8"),
+            OpError::UnknownOpcode(opcode) => write!(f, "unknown opcode {opcode}"),
+        }
+    }
+}
+
+impl std::error::Error for OpError {}
+
 impl Op {
     /// Decodes `[0x01][opcode][0x01][0x01][20-byte address][tag...]`,
-    /// returning the reason when the bytes are malformed.
-    pub fn decode(bytes: &[u8]) -> Result<Op, String> {
+    /// saying why when the bytes are malformed.
+    pub fn decode(bytes: &[u8]) -> Result<Op, OpError> {
         let (opcode, target, tag) = Op::parse(bytes)?;
         Ok(Op {
             opcode,
@@ -129,36 +169,28 @@ impl Op {
 
     /// [`Op::decode`] without allocating: (opcode, target, tag), the tag
     /// borrowed from `bytes` ("" for follow and un-follow).
-    pub fn parse(bytes: &[u8]) -> Result<(u8, Address, &str), String> {
+    pub fn parse(bytes: &[u8]) -> Result<(u8, Address, &str), OpError> {
         if bytes.len() < 24 {
-            return Err(format!("op is {} bytes, shorter than 24", bytes.len()));
+            return Err(OpError::TooShort(bytes.len()));
         }
         if bytes[0] != 1 {
-            return Err(format!("op version {} is not 1", bytes[0]));
+            return Err(OpError::Version(bytes[0]));
         }
         if bytes[2] != 1 || bytes[3] != 1 {
-            return Err(format!(
-                "op record version/type {}/{} is not 1/1",
-                bytes[2], bytes[3]
-            ));
+            return Err(OpError::RecordType(bytes[2], bytes[3]));
         }
         let opcode = bytes[1];
         let target: Address = bytes[4..24].try_into().expect("20 bytes");
         let tag_bytes = &bytes[24..];
         match opcode {
             OP_FOLLOW | OP_UNFOLLOW if tag_bytes.is_empty() => Ok((opcode, target, "")),
-            OP_FOLLOW | OP_UNFOLLOW => Err(format!(
-                "op with opcode {opcode} is {} bytes, must be exactly 24",
-                bytes.len()
-            )),
-            OP_TAG | OP_UNTAG if tag_bytes.is_empty() => Err(format!(
-                "op with opcode {opcode} has no tag (24 bytes, needs at least 25)"
-            )),
+            OP_FOLLOW | OP_UNFOLLOW => Err(OpError::Length(opcode, bytes.len())),
+            OP_TAG | OP_UNTAG if tag_bytes.is_empty() => Err(OpError::NoTag(opcode)),
             OP_TAG | OP_UNTAG => match std::str::from_utf8(tag_bytes) {
                 Ok(tag) => Ok((opcode, target, tag)),
-                Err(_) => Err("op tag is not valid UTF-8".to_owned()),
+                Err(_) => Err(OpError::TagNotUtf8),
             },
-            other => Err(format!("unknown opcode {other}")),
+            other => Err(OpError::UnknownOpcode(other)),
         }
     }
 
@@ -233,18 +265,6 @@ pub struct Tables {
     pub badges: Vec<BadgeRow>,
 }
 
-/// The table names, in manifest order, with their default file names.
-pub const TABLE_NAMES: [&str; 8] = [
-    "lists",
-    "primary_lists",
-    "list_records",
-    "list_record_tags",
-    "list_ops",
-    "ens",
-    "badge_events",
-    "badges",
-];
-
 /// Compares two snapshots table by table, so a failure names the table.
 #[cfg(test)]
 pub(crate) fn assert_tables_eq(a: &Tables, b: &Tables) {
@@ -311,10 +331,13 @@ mod tests {
         assert_eq!(Op::decode(&follow.encode()).unwrap(), follow);
         let mut bad = follow.encode();
         bad[0] = 2;
-        assert!(Op::decode(&bad).unwrap_err().contains("version"));
+        assert!(Op::decode(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("version"));
         let mut bad = follow.encode();
         bad[1] = 5;
-        assert!(Op::decode(&bad).unwrap_err().contains("opcode"));
+        assert!(Op::decode(&bad).unwrap_err().to_string().contains("opcode"));
         let mut bad = follow.encode();
         bad.push(b'x');
         assert!(Op::decode(&bad).is_err());
@@ -323,7 +346,7 @@ mod tests {
         assert!(Op::decode(&bad).is_err());
         let mut bad = tag.encode();
         bad.push(0xff);
-        assert!(Op::decode(&bad).unwrap_err().contains("UTF-8"));
+        assert!(Op::decode(&bad).unwrap_err().to_string().contains("UTF-8"));
         assert!(Op::decode(&[1, 1, 1]).is_err());
     }
 }

@@ -1,4 +1,6 @@
-//! `Tables` -> a snapshot directory (Parquet files + manifest.json).
+//! `Tables` -> a snapshot directory (Parquet files + manifest.json), whole
+//! ([`write_snapshot`], [`memory_files`]) or one table streamed batch by
+//! batch ([`TableFileWriter`]); and `CURRENT` replaced atomically.
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -9,15 +11,15 @@ use arrow_array::{
     ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
     UInt64Array,
 };
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::tables::{Address, Tables, TABLE_NAMES};
-use super::{Manifest, TableEntry, FORMAT_V1};
+use super::schema::{expect_table, Table};
+use super::tables::{Address, BadgeEventRow, EnsRow, Tables};
+use super::{Manifest, MemoryFiles, TableEntry, FORMAT_V1};
 
 #[derive(Clone, Debug)]
 pub struct WriteOptions {
@@ -50,18 +52,18 @@ pub fn write_snapshot(
 ) -> std::io::Result<()> {
     start_snapshot_dir(dir)?;
     let row_group_rows = opts.row_group_rows.max(1);
-    let written: Vec<std::io::Result<(String, TableEntry)>> = TABLE_NAMES
+    let written: Vec<std::io::Result<(String, TableEntry)>> = Table::ALL
         .par_iter()
-        .map(|&name| {
-            let file = format!("{name}.parquet");
+        .map(|&table| {
+            let file = table.file_name().to_owned();
             let (rows, sha256) = write_table_file(
                 &dir.join(&file),
-                name,
+                table,
                 tables,
                 row_group_rows,
                 opts.checksums,
             )?;
-            Ok((name.to_owned(), TableEntry { file, rows, sha256 }))
+            Ok((table.name().to_owned(), TableEntry { file, rows, sha256 }))
         })
         .collect();
     let mut entries = BTreeMap::new();
@@ -108,22 +110,22 @@ pub fn write_manifest(
 
 /// The snapshot of `tables` as in-memory files (one row group per table
 /// and no checksums): how tables built in code reach the loader.
-pub fn memory_files(created_at_ms: i64, tables: &Tables) -> std::io::Result<super::MemoryFiles> {
+pub fn memory_files(created_at_ms: i64, tables: &Tables) -> std::io::Result<MemoryFiles> {
     let mut files = std::collections::HashMap::new();
     let mut entries = BTreeMap::new();
-    for name in TABLE_NAMES {
-        let batch = table_batch(name, tables);
+    for table in Table::ALL {
+        let batch = table_batch(table, tables);
         let mut bytes = Vec::new();
         let mut writer =
             ArrowWriter::try_new(&mut bytes, batch.schema(), Some(writer_properties(None)))
                 .map_err(std::io::Error::other)?;
         writer.write(&batch).map_err(std::io::Error::other)?;
         writer.close().map_err(std::io::Error::other)?;
-        let file = format!("{name}.parquet");
+        let file = table.file_name().to_owned();
         files.insert(file.clone(), bytes::Bytes::from(bytes));
         let rows = batch.num_rows() as u64;
         entries.insert(
-            name.to_owned(),
+            table.name().to_owned(),
             TableEntry {
                 file,
                 rows,
@@ -138,7 +140,7 @@ pub fn memory_files(created_at_ms: i64, tables: &Tables) -> std::io::Result<supe
     };
     let text = serde_json::to_vec(&manifest).map_err(std::io::Error::other)?;
     files.insert("manifest.json".to_owned(), bytes::Bytes::from(text));
-    Ok(super::MemoryFiles(files))
+    Ok(MemoryFiles(files))
 }
 
 /// Points `root/CURRENT` at snapshot `name` atomically and durably: temp
@@ -200,22 +202,22 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
-/// Writes table `name` to `path` in row groups of `row_group_rows`,
+/// Writes `table` to `path` in row groups of `row_group_rows`,
 /// building the Arrow arrays one row group at a time. Returns the row
 /// count and, when asked, the sha256 hex of the file.
 fn write_table_file(
     path: &Path,
-    name: &str,
+    table: Table,
     tables: &Tables,
     row_group_rows: usize,
     checksum: bool,
 ) -> std::io::Result<(u64, Option<String>)> {
-    let mut writer = TableFileWriter::create(path, name, row_group_rows, checksum)?;
-    let total = table_len(name, tables);
+    let mut writer = TableFileWriter::create(path, table, row_group_rows, checksum)?;
+    let total = table_len(table, tables);
     let mut start = 0;
     while start < total {
         let end = (start + row_group_rows).min(total);
-        writer.write_batch(&table_batch_range(name, tables, start..end))?;
+        writer.write_batch(&table_batch_range(table, tables, start..end))?;
         writer.end_row_group()?;
         start = end;
     }
@@ -236,19 +238,26 @@ pub struct WrittenTable {
 /// exporter) uses so that no table is ever whole in memory.
 pub struct TableFileWriter {
     writer: ArrowWriter<HashingWriter<std::fs::File>>,
-    name: String,
+    table: Table,
     rows: u64,
 }
 
 impl TableFileWriter {
-    /// Creates `path` for table `name` (one of [`TABLE_NAMES`]); row groups
+    /// Creates `path` for `table` (a [`Table`], or its name); row groups
     /// close every `row_group_rows` rows.
-    pub fn create(
+    ///
+    /// # Panics
+    /// When `table` is a name that is not one of the eight tables.
+    pub fn create<T>(
         path: &Path,
-        name: &str,
+        table: T,
         row_group_rows: usize,
         checksum: bool,
-    ) -> std::io::Result<TableFileWriter> {
+    ) -> std::io::Result<TableFileWriter>
+    where
+        T: TryInto<Table, Error: std::fmt::Display>,
+    {
+        let table = expect_table(table);
         let file = std::fs::File::create(path)?;
         let sink = HashingWriter {
             inner: file,
@@ -257,13 +266,13 @@ impl TableFileWriter {
         };
         let writer = ArrowWriter::try_new(
             sink,
-            table_schema(name),
+            table.schema(),
             Some(writer_properties(Some(row_group_rows))),
         )
         .map_err(std::io::Error::other)?;
         Ok(TableFileWriter {
             writer,
-            name: name.to_owned(),
+            table,
             rows: 0,
         })
     }
@@ -271,7 +280,7 @@ impl TableFileWriter {
     /// Appends every row of this writer's table in `chunk` (the other
     /// tables of `chunk` are ignored).
     pub fn write_rows(&mut self, chunk: &Tables) -> std::io::Result<()> {
-        let batch = table_batch(&self.name, chunk);
+        let batch = table_batch(self.table, chunk);
         self.write_batch(&batch)
     }
 
@@ -307,112 +316,36 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
-fn ts_type() -> DataType {
-    DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
-}
-
-fn field(name: &str, data_type: DataType) -> Field {
-    Field::new(name, data_type, false)
-}
-
-fn nullable(name: &str, data_type: DataType) -> Field {
-    Field::new(name, data_type, true)
-}
-
-/// The exact Arrow schema the writer uses for table `name`.
-///
-/// # Panics
-/// When `name` is not one of [`TABLE_NAMES`].
-pub fn table_schema(name: &str) -> SchemaRef {
-    use DataType::{Binary, Int32, Int64, UInt64, Utf8};
-    let fields = match name {
-        "lists" => vec![
-            field("token_id", UInt64),
-            field("user", Utf8),
-            field("owner", Utf8),
-            field("manager", Utf8),
-        ],
-        "primary_lists" => vec![field("address", Utf8), field("token_id", UInt64)],
-        "list_records" => vec![
-            field("token_id", UInt64),
-            field("address", Utf8),
-            field("updated_at", ts_type()),
-        ],
-        "list_record_tags" => vec![
-            field("token_id", UInt64),
-            field("address", Utf8),
-            field("tag", Utf8),
-            field("updated_at", ts_type()),
-        ],
-        "list_ops" => vec![
-            field("token_id", UInt64),
-            field("seq", UInt64),
-            field("op", Binary),
-            field("updated_at", ts_type()),
-        ],
-        "ens" => vec![
-            field("address", Utf8),
-            field("name", Utf8),
-            nullable("avatar", Utf8),
-            nullable("header", Utf8),
-            nullable("display", Utf8),
-            nullable("records", Utf8),
-            nullable("chains", Utf8),
-            nullable("fresh", Int64),
-            nullable("resolver", Utf8),
-            nullable("errors", Utf8),
-        ],
-        "badge_events" => vec![
-            field("event_id", Int64),
-            field("position", Int32),
-            field("fancy_id", Utf8),
-            field("name", Utf8),
-            field("event_url", Utf8),
-            field("image_url", Utf8),
-            field("country", Utf8),
-            field("city", Utf8),
-            field("description", Utf8),
-            field("year", Int32),
-            field("start_date", Utf8),
-            field("end_date", Utf8),
-            field("expiry_date", Utf8),
-        ],
-        "badges" => vec![
-            field("address", Utf8),
-            field("event_id", Int64),
-            field("token_id", Utf8),
-            field("owner", Utf8),
-        ],
-        other => panic!("unknown snapshot table {other:?}"),
-    };
-    Arc::new(Schema::new(fields))
-}
-
-fn table_len(name: &str, t: &Tables) -> usize {
-    match name {
-        "lists" => t.lists.len(),
-        "primary_lists" => t.primary_lists.len(),
-        "list_records" => t.list_records.len(),
-        "list_record_tags" => t.list_record_tags.len(),
-        "list_ops" => t.list_ops.len(),
-        "ens" => t.ens.len(),
-        "badge_events" => t.badge_events.len(),
-        "badges" => t.badges.len(),
-        other => panic!("unknown snapshot table {other:?}"),
+fn table_len(table: Table, t: &Tables) -> usize {
+    match table {
+        Table::Lists => t.lists.len(),
+        Table::PrimaryLists => t.primary_lists.len(),
+        Table::ListRecords => t.list_records.len(),
+        Table::ListRecordTags => t.list_record_tags.len(),
+        Table::ListOps => t.list_ops.len(),
+        Table::Ens => t.ens.len(),
+        Table::BadgeEvents => t.badge_events.len(),
+        Table::Badges => t.badges.len(),
     }
 }
 
-/// All rows of table `name` as one record batch with the writer's schema.
+/// All rows of `table` (a [`Table`], or its name: tests build broken files
+/// from a table's batch) as one record batch with the writer's schema.
 ///
 /// # Panics
-/// When `name` is not one of [`TABLE_NAMES`].
-pub fn table_batch(name: &str, tables: &Tables) -> RecordBatch {
-    table_batch_range(name, tables, 0..table_len(name, tables))
+/// When `table` is a name that is not one of the eight tables.
+pub fn table_batch<T>(table: T, tables: &Tables) -> RecordBatch
+where
+    T: TryInto<Table, Error: std::fmt::Display>,
+{
+    let table = expect_table(table);
+    table_batch_range(table, tables, 0..table_len(table, tables))
 }
 
-fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> RecordBatch {
-    let columns: Vec<ArrayRef> = match name {
-        "lists" => {
+/// Rows `range` of `table`, in the column order of [`Table::columns`].
+fn table_batch_range(table: Table, t: &Tables, range: std::ops::Range<usize>) -> RecordBatch {
+    let columns: Vec<ArrayRef> = match table {
+        Table::Lists => {
             let rows = &t.lists[range];
             vec![
                 Arc::new(UInt64Array::from_iter_values(
@@ -423,7 +356,7 @@ fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> R
                 addresses(rows.iter().map(|r| &r.manager)),
             ]
         }
-        "primary_lists" => {
+        Table::PrimaryLists => {
             let rows = &t.primary_lists[range];
             vec![
                 addresses(rows.iter().map(|r| &r.address)),
@@ -432,7 +365,7 @@ fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> R
                 )),
             ]
         }
-        "list_records" => {
+        Table::ListRecords => {
             let rows = &t.list_records[range];
             vec![
                 Arc::new(UInt64Array::from_iter_values(
@@ -442,7 +375,7 @@ fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> R
                 timestamps(rows.iter().map(|r| r.updated_at)),
             ]
         }
-        "list_record_tags" => {
+        Table::ListRecordTags => {
             let rows = &t.list_record_tags[range];
             vec![
                 Arc::new(UInt64Array::from_iter_values(
@@ -453,7 +386,7 @@ fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> R
                 timestamps(rows.iter().map(|r| r.updated_at)),
             ]
         }
-        "list_ops" => {
+        Table::ListOps => {
             let rows = &t.list_ops[range];
             let mut ops = BinaryBuilder::with_capacity(rows.len(), rows.len() * 25);
             for r in rows {
@@ -468,9 +401,9 @@ fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> R
                 timestamps(rows.iter().map(|r| r.updated_at)),
             ]
         }
-        "ens" => {
+        Table::Ens => {
             let rows = &t.ens[range];
-            let opt = |f: fn(&super::EnsRow) -> &Option<String>| -> ArrayRef {
+            let opt = |f: fn(&EnsRow) -> &Option<String>| -> ArrayRef {
                 Arc::new(StringArray::from_iter(rows.iter().map(|r| f(r).as_deref())))
             };
             vec![
@@ -486,9 +419,9 @@ fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> R
                 opt(|r| &r.errors),
             ]
         }
-        "badge_events" => {
+        Table::BadgeEvents => {
             let rows = &t.badge_events[range];
-            let text = |f: fn(&super::BadgeEventRow) -> &str| texts(rows.iter().map(f));
+            let text = |f: fn(&BadgeEventRow) -> &str| texts(rows.iter().map(f));
             vec![
                 Arc::new(Int64Array::from_iter_values(
                     rows.iter().map(|r| r.event_id),
@@ -509,7 +442,7 @@ fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> R
                 text(|r| &r.expiry_date),
             ]
         }
-        "badges" => {
+        Table::Badges => {
             let rows = &t.badges[range];
             vec![
                 addresses(rows.iter().map(|r| &r.address)),
@@ -520,9 +453,8 @@ fn table_batch_range(name: &str, t: &Tables, range: std::ops::Range<usize>) -> R
                 texts(rows.iter().map(|r| r.owner.as_str())),
             ]
         }
-        other => panic!("unknown snapshot table {other:?}"),
     };
-    RecordBatch::try_new(table_schema(name), columns).expect("columns match the table schema")
+    RecordBatch::try_new(table.schema(), columns).expect("columns match the table schema")
 }
 
 fn addresses<'a>(values: impl ExactSizeIterator<Item = &'a Address>) -> ArrayRef {

@@ -1,12 +1,15 @@
-//! A table file's bytes as the Parquet reader sees them: held in memory
-//! (files fetched from object storage), or a file on disk read with
-//! positioned reads. Reading a file in place keeps only the column chunks
-//! being decoded in memory (a whole 1M-account snapshot is 1.7 GB), and
-//! positioned reads share no seek position, so row groups decode in
-//! parallel from one open file.
+//! Where a snapshot's files come from ([`SnapshotFiles`]): a directory
+//! ([`DirFiles`]) or memory ([`MemoryFiles`], files downloaded from object
+//! storage); and a table file's bytes as the Parquet reader sees them
+//! ([`TableBytes`]). The streaming loader reads a file on disk in place
+//! with positioned reads: only the column chunks being decoded are in
+//! memory (a whole 1M-account snapshot is 1.7 GB), and positioned reads
+//! share no seek position, so row groups decode in parallel from one open
+//! file. The row reader reads each table whole.
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;
+use std::path::Path;
 use std::sync::Arc;
 
 use bytes::{Buf, Bytes};
@@ -14,6 +17,73 @@ use parquet::errors::ParquetError;
 use parquet::file::reader::{ChunkReader, Length};
 use sha2::{Digest, Sha256};
 
+use super::manifest::MANIFEST;
+use super::{SnapshotError, SnapshotErrorKind};
+
+/// Where a snapshot's files come from: a directory, or memory (files
+/// downloaded from elsewhere). `file` is a plain name in the snapshot.
+pub trait SnapshotFiles: Sync {
+    fn read(&self, file: &str) -> Result<Bytes, SnapshotError>;
+
+    /// The file for the streaming loader, which reads it piece by piece.
+    fn open(&self, file: &str) -> Result<TableBytes, SnapshotError> {
+        self.read(file).map(TableBytes::Memory)
+    }
+}
+
+/// The files of a snapshot directory.
+pub struct DirFiles<'a>(pub &'a Path);
+
+impl SnapshotFiles for DirFiles<'_> {
+    fn read(&self, file: &str) -> Result<Bytes, SnapshotError> {
+        match std::fs::read(self.0.join(file)) {
+            Ok(bytes) => Ok(Bytes::from(bytes)),
+            // A missing manifest says "cannot read" (the directory may be
+            // no snapshot at all), a missing table "file is missing".
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && file != MANIFEST => {
+                Err(missing(file, format!("file is missing: {e}")))
+            }
+            Err(e) => Err(cannot_read(file, e)),
+        }
+    }
+
+    fn open(&self, file: &str) -> Result<TableBytes, SnapshotError> {
+        match std::fs::File::open(self.0.join(file)).and_then(TableBytes::open) {
+            Ok(bytes) => Ok(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(missing(file, format!("file is missing: {e}")))
+            }
+            Err(e) => Err(cannot_read(file, e)),
+        }
+    }
+}
+
+fn missing(file: &str, reason: String) -> SnapshotError {
+    SnapshotError::new(SnapshotErrorKind::MissingFile, file, reason)
+}
+
+/// "cannot read: <e>"; a file that is not there is still missing.
+fn cannot_read(file: &str, e: std::io::Error) -> SnapshotError {
+    let kind = match e.kind() {
+        std::io::ErrorKind::NotFound => SnapshotErrorKind::MissingFile,
+        _ => SnapshotErrorKind::Unreadable,
+    };
+    SnapshotError::new(kind, file, format!("cannot read: {e}"))
+}
+
+/// A snapshot's files held in memory, by name.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFiles(pub std::collections::HashMap<String, Bytes>);
+
+impl SnapshotFiles for MemoryFiles {
+    fn read(&self, file: &str) -> Result<Bytes, SnapshotError> {
+        self.0.get(file).cloned().ok_or_else(|| {
+            SnapshotError::new(SnapshotErrorKind::MissingFile, file, "file is missing")
+        })
+    }
+}
+
+/// A table file's bytes: held in memory, or an open file read in place.
 #[derive(Clone)]
 pub enum TableBytes {
     Memory(Bytes),

@@ -1,0 +1,183 @@
+//! Finding a snapshot and reading its manifest: which directory a root
+//! stands for (`CURRENT`, else the greatest snapshot name), and
+//! `manifest.json` checked (format, `created_at`, one plain file name per
+//! table) before any table is opened.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::files::SnapshotFiles;
+use super::schema::Table;
+use super::{SnapshotError, SnapshotErrorKind};
+
+pub const FORMAT_V1: &str = "graph-snapshot/1";
+
+/// The manifest's file name in a snapshot directory.
+pub(crate) const MANIFEST: &str = "manifest.json";
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableEntry {
+    pub file: String,
+    pub rows: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format: String,
+    pub created_at: String,
+    pub tables: BTreeMap<String, TableEntry>,
+}
+
+fn manifest_error(reason: String) -> SnapshotError {
+    SnapshotError::new(SnapshotErrorKind::Manifest, MANIFEST, reason)
+}
+
+/// The manifest of the snapshot `src` holds, checked (format, `created_at`
+/// and one plain file name per table), with `created_at` in epoch ms.
+pub(crate) fn checked_manifest(src: &dyn SnapshotFiles) -> Result<(Manifest, i64), SnapshotError> {
+    let manifest = read_manifest(src)?;
+    let created_at_ms = crate::time::parse_iso_ms(&manifest.created_at).ok_or_else(|| {
+        manifest_error(format!(
+            "created_at {:?} is not an ISO 8601 UTC time like 2026-11-20T12:00:00.000Z",
+            manifest.created_at
+        ))
+    })?;
+    for table in Table::ALL {
+        let entry = manifest_entry(&manifest, table.name())?;
+        if !is_plain_file_name(&entry.file) {
+            return Err(manifest_error(format!(
+                "table `{table}` names file {:?}, which is not a plain file name in the snapshot directory",
+                entry.file
+            )));
+        }
+    }
+    Ok((manifest, created_at_ms))
+}
+
+/// The entries of a checked manifest in [`Table::ALL`] order.
+pub(crate) fn manifest_entries(manifest: &Manifest) -> Vec<&TableEntry> {
+    Table::ALL
+        .iter()
+        .map(|t| &manifest.tables[t.name()])
+        .collect()
+}
+
+/// The manifest's entry for table `name`.
+pub(super) fn manifest_entry<'m>(
+    manifest: &'m Manifest,
+    name: &str,
+) -> Result<&'m TableEntry, SnapshotError> {
+    manifest
+        .tables
+        .get(name)
+        .ok_or_else(|| manifest_error(format!("no entry for table `{name}` in `tables`")))
+}
+
+/// `manifest.json` parsed, its format checked.
+pub(super) fn read_manifest(src: &dyn SnapshotFiles) -> Result<Manifest, SnapshotError> {
+    let text = src.read(MANIFEST)?;
+    let manifest: Manifest = serde_json::from_slice(&text)
+        .map_err(|e| manifest_error(format!("malformed manifest: {e}")))?;
+    if manifest.format != FORMAT_V1 {
+        return Err(manifest_error(format!(
+            "unknown format version {:?} (expected {FORMAT_V1:?})",
+            manifest.format
+        )));
+    }
+    Ok(manifest)
+}
+
+/// A file name the manifest may use: one path component inside the
+/// snapshot directory, never a way out of it.
+fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && !name.contains("..")
+        && !name.contains(['/', '\\', '\0'])
+        && !Path::new(name).is_absolute()
+}
+
+/// The name a snapshot directory reports: its last path component (of
+/// the canonical path when `dir` ends in `.` or `..`).
+pub fn snapshot_name(dir: &Path) -> String {
+    if let Some(name) = dir.file_name() {
+        return name.to_string_lossy().into_owned();
+    }
+    std::fs::canonicalize(dir)
+        .ok()
+        .as_deref()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+fn no_snapshot(file: String, reason: impl Into<String>) -> SnapshotError {
+    SnapshotError::new(SnapshotErrorKind::NoSnapshot, file, reason)
+}
+
+/// Finds the snapshot directory `path` stands for: `path` itself when it
+/// holds a `manifest.json`; else the directory `path/CURRENT` names; else
+/// the sub-directory with the greatest name that holds a `manifest.json`.
+pub fn resolve_snapshot_dir(path: &Path) -> Result<PathBuf, SnapshotError> {
+    let shown = path.display().to_string();
+    if path.join(MANIFEST).is_file() {
+        return Ok(path.to_path_buf());
+    }
+    let current = path.join("CURRENT");
+    match std::fs::read_to_string(&current) {
+        Ok(text) => {
+            let name = text.trim();
+            if !is_valid_snapshot_name(name) {
+                return Err(no_snapshot(
+                    format!("{shown}/CURRENT"),
+                    format!("{name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"),
+                ));
+            }
+            let dir = path.join(name);
+            if !dir.is_dir() {
+                return Err(no_snapshot(
+                    format!("{shown}/CURRENT"),
+                    format!("names {name:?}, which is not a directory"),
+                ));
+            }
+            Ok(dir)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let entries = std::fs::read_dir(path)
+                .map_err(|e| no_snapshot(shown.clone(), format!("cannot read: {e}")))?;
+            let mut best: Option<(String, PathBuf)> = None;
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let dir = entry.path();
+                if is_valid_snapshot_name(&name)
+                    && dir.join(MANIFEST).is_file()
+                    && best.as_ref().is_none_or(|(b, _)| name > *b)
+                {
+                    best = Some((name, dir));
+                }
+            }
+            best.map(|(_, dir)| dir).ok_or_else(|| {
+                no_snapshot(
+                    shown,
+                    "no CURRENT and no snapshot directory with a manifest.json",
+                )
+            })
+        }
+        Err(e) => Err(no_snapshot(
+            format!("{shown}/CURRENT"),
+            format!("cannot read: {e}"),
+        )),
+    }
+}
+
+pub fn is_valid_snapshot_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
+}
