@@ -56,6 +56,27 @@ pub fn push_num_str(out: &mut String, n: u64) {
     out.push('"');
 }
 
+/// Appends `"17"`, or `null`.
+pub fn push_opt_num_str(out: &mut String, n: Option<u64>) {
+    match n {
+        Some(n) => push_num_str(out, n),
+        None => out.push_str("null"),
+    }
+}
+
+/// The length of `s` as `push_str` writes it, quotes included (to size a
+/// large body once).
+pub fn str_len(s: &str) -> usize {
+    2 + s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
 pub fn push_num(out: &mut String, n: u64) {
     use std::fmt::Write;
     let _ = write!(out, "{n}");
@@ -79,6 +100,7 @@ mod tests {
             let mut out = String::new();
             push_str(&mut out, s);
             assert_eq!(out, serde_json::to_string(s).unwrap(), "{s:?}");
+            assert_eq!(str_len(s), out.len(), "{s:?}");
         }
     }
 }

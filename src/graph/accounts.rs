@@ -8,7 +8,7 @@
 //!   bytes (256 KiB), ~2 cache lines instead of ~20. A hash map would
 //!   cost ~50 MB more at a million accounts;
 //! - each account's primary list token id (8 bytes, 0: none) and the
-//!   primary list -> user table (`lookup::ListUsers`: 4 bytes per id up
+//!   primary list -> user table (`lookup::TokenMap`: 4 bytes per id up
 //!   to the largest when ids are dense, else 16 per list);
 //! - the name index: (hash of the lower-cased name, account) sorted by
 //!   hash (16 bytes per profile) behind 2^16 buckets of the hash's top
@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use super::hash::FastState;
 use super::intern::Interner;
-use super::lookup::{find_address, Buckets, ListUsers};
+use super::lookup::{find_address, Buckets, TokenMap};
 use super::{prefetch, AccountId};
 use crate::snapshot::{Address, EnsRow, ListRow, PrimaryListRow};
 
@@ -56,7 +56,7 @@ pub(super) struct Accounts {
     /// Account -> its primary list's token id (0: none).
     primary_list: Vec<u64>,
     /// Primary list token id -> its user.
-    primary_list_user: ListUsers,
+    primary_list_user: TokenMap,
 }
 
 impl Accounts {
@@ -86,7 +86,7 @@ impl Accounts {
     pub(super) fn primary_list_user(&self, token_id: u64) -> Option<AccountId> {
         self.primary_list_user.get(token_id)
     }
-    pub(super) fn primary_list_users(&self) -> &ListUsers {
+    pub(super) fn primary_list_users(&self) -> &TokenMap {
         &self.primary_list_user
     }
 
@@ -140,10 +140,10 @@ impl PrimaryLists {
     }
 
     /// Token id -> the user's provisional id (a dense table as minted).
-    pub(super) fn provisional_users(&self) -> ListUsers {
+    pub(super) fn provisional_users(&self) -> TokenMap {
         let mut by_token = self.pairs.clone();
         by_token.par_sort_unstable();
-        ListUsers::new(by_token)
+        TokenMap::new(by_token)
     }
 
     /// The accounts, in final ids (`perm`: provisional -> final).
@@ -162,7 +162,7 @@ impl PrimaryLists {
         Accounts {
             addresses,
             primary_list,
-            primary_list_user: ListUsers::new(primary_list_user),
+            primary_list_user: TokenMap::new(primary_list_user),
         }
     }
 }

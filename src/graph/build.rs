@@ -15,11 +15,13 @@
 //! 2. `list_ops` -> the notification index, grouped by provisional target
 //!    (the order of a target's ops does not depend on account ids), the
 //!    mostly serial profiles built alongside;
-//! 3. `list_records` -> 16-byte edges; then the account ids are made
-//!    final (address order), edges renumbered and sorted in place, the
-//!    forward CSR built (the badges alongside) and the edges dropped;
-//! 4. `list_record_tags` -> tag sets of visible records;
-//! 5. counts, the leaderboard, search, the follower index, ranks.
+//! 3. `list_records` -> 16-byte edges (primary lists' by user, other
+//!    lists' by ordinal); then the account ids are made final (address
+//!    order), edges renumbered and sorted in place, the two CSRs built
+//!    (the badges alongside) and the edges dropped;
+//! 4. `list_record_tags` -> tag sets of the records of both CSRs;
+//! 5. counts, the leaderboard, search, the follower index, ranks, the
+//!    ranked orders, the lists (each account's, `/stats`).
 //!
 //! Rules across rows (uniqueness) are checked on the compact forms. Any
 //! fault sends the caller to the row reader (`read_snapshot_from`), which
@@ -30,11 +32,13 @@ use super::accounts::{AddressTable, NameIndex, PrimaryLists};
 use super::badges::build_badges;
 use super::followers::build_follower_index;
 use super::intern::Interner;
+use super::lists::ListsBuilder;
 use super::notifications::{group_ops, scan_ops, ACTOR_BITS};
 use super::profiles::ProfilesBuilder;
+use super::ranked::RankedOrders;
 use super::ranks::{count_follows, count_tagged, leaderboard_order, Stats};
-use super::records::{forward_csr, scan_records, Records};
-use super::tags::{scan_tags, SharedTags};
+use super::records::{forward_csr, list_csr, scan_records, Records};
+use super::tags::{scan_tags, SharedTags, TagTargets};
 use super::{Graph, SearchIndex, TableCounts};
 use crate::snapshot::{
     checked_manifest, manifest_entries, read_small_tables, Address, SnapshotError,
@@ -94,6 +98,8 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     // there are more.
     let interner = Interner::new(small.lists.len().max(small.ens.len()));
     let primary = PrimaryLists::new(&small.lists, &small.primary_lists, &interner);
+    let lists = ListsBuilder::new(&small.lists, &interner);
+    let list_ordinals = lists.ordinals();
     let (ens, event_rows, badge_rows) = (small.ens, small.badge_events, small.badges);
     drop((small.lists, small.primary_lists));
     let primary_prov = primary.provisional_users();
@@ -109,16 +115,17 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
             interner.ids_par(&holders);
             Ok::<_, Stop>((profiles, names))
         },
-        || scan_ops(src, ops_e, &primary_prov, &interner, &tags),
+        || scan_ops(src, ops_e, &primary_prov, &list_ordinals, &interner, &tags),
     );
-    let ((profiles, names), (ops, tagged_ops)) = (profiles?, scanned_ops?);
+    let ((profiles, names), ((ops, tagged_ops), list_op_count)) = (profiles?, scanned_ops?);
     drop(ens);
     timer.done("profiles, list_ops scan");
     let notifications = group_ops(ops, tagged_ops, interner.len());
     timer.done("notifications");
 
     // 3. Records, then final ids.
-    let edges = scan_records(src, records_e, &primary_prov, &interner)?;
+    let (edges, list_edges) =
+        scan_records(src, records_e, &primary_prov, &list_ordinals, &interner)?;
     drop(primary_prov);
     timer.done("records scan");
     tracing::debug!(accounts = interner.len(), "addresses interned");
@@ -132,15 +139,20 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     }
     let addresses = AddressTable::new(addresses);
     // The badges (serial) alongside the forward CSR.
-    let (following, badges) = rayon::join(
-        || forward_csr(edges, &perm, &records_e.file),
+    let ((following, other_lists), badges) = rayon::join(
+        || {
+            (
+                forward_csr(edges, &perm, &records_e.file),
+                list_csr(list_edges, &perm, &records_e.file),
+            )
+        },
         || {
             build_badges(&event_rows, &badge_rows, |a| {
                 addresses.id(a).expect("badge holders were interned")
             })
         },
     );
-    let following = following?;
+    let (following, other_lists) = (following?, other_lists?);
     drop((event_rows, badge_rows));
     timer.done("forward csr, badges");
     let notifications = notifications.finish(&perm);
@@ -149,16 +161,17 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
 
     // 4. Record tags.
     let mut tags = tags.into_inner().unwrap_or_else(|e| e.into_inner());
-    let (record_tagsets, tagset_targets) = scan_tags(
-        src,
-        tags_e,
-        accounts.primary_list_users(),
-        &|a: &Address| accounts.id(a),
-        &following,
-        &mut tags,
-    )?;
+    let at = TagTargets {
+        primary_list_user: accounts.primary_list_users(),
+        following: &following,
+        list_ordinal: &list_ordinals,
+        others: &other_lists,
+    };
+    let (record_tagsets, list_tagsets) =
+        scan_tags(src, tags_e, &at, &|a: &Address| accounts.id(a), &mut tags)?;
     let tags = tags.finish();
-    let records = Records::new(following, record_tagsets);
+    let records = Records::new(following, record_tagsets.sets);
+    let other_lists = Records::new(other_lists, list_tagsets.sets);
     timer.done("tagsets");
 
     // 5. Counts and the leaderboard, then the largest scratch space
@@ -168,20 +181,37 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     timer.done("counts, leaderboard");
     let profiles = profiles.finish(n, &perm);
     let names = names.finish(&perm);
-    drop(perm);
     let search = SearchIndex::build(&leaderboard, accounts.addresses(), |id| {
         profiles.get(id).map(|p| p.name())
     });
     timer.done("search index");
     let (followers, mutuals) = build_follower_index(n, records.csr(), &counts);
     timer.done("follower index");
-    let tagged = records.tagsets().iter().zip(&tagset_targets);
-    count_tagged(
+    let tagged = records.tagsets().iter().zip(&record_tagsets.targets);
+    let hidden_followers = count_tagged(
         &mut counts,
         tagged.map(|(&(_, set), &to)| (tags.set_flags(set), to)),
     );
-    let stats = Stats::new(counts, mutuals, leaderboard);
+    let stats = Stats::new(counts, mutuals, leaderboard, hidden_followers);
+    let ranked = RankedOrders::build(stats.counts());
     timer.done("tag counts, mutuals, ranks");
+    // Accounts with a record in any listed list: the primary lists'
+    // targets have followers; the other lists' are marked.
+    let mut other_targets = vec![false; n];
+    for row in 0..other_lists.csr().node_count() as u32 {
+        for &t in other_lists.following_of(row).0 {
+            other_targets[t as usize] = true;
+        }
+    }
+    let lists = lists.finish(
+        list_ordinals,
+        &perm,
+        other_lists,
+        |id| other_targets[id as usize] || stats.counts()[id as usize].followers > 0,
+        list_op_count,
+    );
+    drop(perm);
+    timer.done("lists");
     Ok(Graph {
         name,
         created_at_ms,
@@ -193,6 +223,8 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         followers,
         tags,
         stats,
+        ranked,
+        lists,
         search,
         profiles,
         notifications,

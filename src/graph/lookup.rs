@@ -67,18 +67,19 @@ pub fn find_address(
         .map(|i| (start + i) as AccountId)
 }
 
-/// Primary list token id -> its user. Token ids are minted in sequence, so
-/// they are usually dense: then a direct table (4 bytes per id, one cache
-/// miss); otherwise the sorted pairs.
-pub enum ListUsers {
-    /// `users[token_id]`, `NO_USER` where the id is not a primary list.
+/// Token id -> a `u32` (a primary list's user, a list's ordinal). Token
+/// ids are minted in sequence, so they are usually dense: then a direct
+/// table (4 bytes per id, one cache miss); otherwise the sorted pairs.
+pub enum TokenMap {
+    /// `users[token_id]`, `NO_USER` where the id has no value.
     Dense(Box<[AccountId]>),
     Sorted(Box<[(u64, AccountId)]>),
 }
 
-const NO_USER: AccountId = AccountId::MAX;
+/// The one value a [`TokenMap`] cannot hold (its dense form's "none").
+pub const NO_USER: AccountId = AccountId::MAX;
 
-impl ListUsers {
+impl TokenMap {
     /// `pairs`: (token id, user), sorted by token id and unique.
     pub fn new(pairs: Vec<(u64, AccountId)>) -> Self {
         let max = pairs.last().map_or(0, |&(t, _)| t);
@@ -93,20 +94,20 @@ impl ListUsers {
             for (t, u) in pairs {
                 users[t as usize] = u;
             }
-            ListUsers::Dense(users.into_boxed_slice())
+            TokenMap::Dense(users.into_boxed_slice())
         } else {
-            ListUsers::Sorted(pairs.into_boxed_slice())
+            TokenMap::Sorted(pairs.into_boxed_slice())
         }
     }
 
     pub fn get(&self, token_id: u64) -> Option<AccountId> {
         match self {
-            ListUsers::Dense(users) => usize::try_from(token_id)
+            TokenMap::Dense(users) => usize::try_from(token_id)
                 .ok()
                 .and_then(|t| users.get(t))
                 .copied()
                 .filter(|&u| u != NO_USER),
-            ListUsers::Sorted(pairs) => pairs
+            TokenMap::Sorted(pairs) => pairs
                 .binary_search_by_key(&token_id, |&(t, _)| t)
                 .ok()
                 .map(|i| pairs[i].1),
@@ -115,8 +116,8 @@ impl ListUsers {
 
     pub fn heap_bytes(&self) -> usize {
         match self {
-            ListUsers::Dense(users) => users.len() * 4,
-            ListUsers::Sorted(pairs) => pairs.len() * 16,
+            TokenMap::Dense(users) => users.len() * 4,
+            TokenMap::Sorted(pairs) => pairs.len() * 16,
         }
     }
 }
@@ -140,10 +141,10 @@ mod tests {
 
     #[test]
     fn list_users_dense_and_sorted_agree() {
-        let dense = ListUsers::new(vec![(1, 7), (3, 0), (4, 2)]);
-        assert!(matches!(dense, ListUsers::Dense(_)));
-        let sorted = ListUsers::new(vec![(1, 7), (3, 0), (4, 2), (u64::MAX, 9)]);
-        assert!(matches!(sorted, ListUsers::Sorted(_)));
+        let dense = TokenMap::new(vec![(1, 7), (3, 0), (4, 2)]);
+        assert!(matches!(dense, TokenMap::Dense(_)));
+        let sorted = TokenMap::new(vec![(1, 7), (3, 0), (4, 2), (u64::MAX, 9)]);
+        assert!(matches!(sorted, TokenMap::Sorted(_)));
         for l in [&dense, &sorted] {
             assert_eq!(l.get(1), Some(7));
             assert_eq!(l.get(3), Some(0));
@@ -154,6 +155,6 @@ mod tests {
             assert_eq!(l.get(1 << 40), None);
         }
         assert_eq!(sorted.get(u64::MAX), Some(9));
-        assert_eq!(ListUsers::new(Vec::new()).get(0), None);
+        assert_eq!(TokenMap::new(Vec::new()).get(0), None);
     }
 }

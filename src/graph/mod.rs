@@ -22,6 +22,10 @@
 //!   each);
 //! - `tags.rs`: tag texts and tag sets with their block/mute/top8 flags;
 //! - `ranks.rs`: per-account counts, their RANK()s, the leaderboard order;
+//! - `ranked.rs`: each count's ranked orders (both directions);
+//! - `lists.rs`: every list's user, the own records of lists that are
+//!   not their user's primary list (a second CSR, by list), each
+//!   account's lists, the counts of `/stats`;
 //! - `search.rs`: a trigram index over the leaderboard for substring
 //!   search;
 //! - `profiles.rs`: name-service profiles in one text arena;
@@ -36,9 +40,11 @@ mod build;
 mod followers;
 mod hash;
 mod intern;
+mod lists;
 mod lookup;
 mod notifications;
 mod profiles;
+mod ranked;
 mod ranks;
 mod records;
 mod scatter;
@@ -50,8 +56,10 @@ use rayon::prelude::*;
 pub use badges::{BadgeEvent, Holding};
 pub use followers::FollowerIndex;
 pub use hash::{FastMap, FastState};
+pub use lists::{GlobalStats, OwnRecords};
 pub use notifications::{Notification, Notifications};
 pub use profiles::Profile;
+pub use ranked::RankedSort;
 pub use ranks::AccountStats;
 pub use records::Record;
 pub use search::SearchIndex;
@@ -109,6 +117,8 @@ pub struct Graph {
     followers: FollowerIndex,
     tags: tags::Tags,
     stats: ranks::Stats,
+    ranked: ranked::RankedOrders,
+    lists: lists::Lists,
     search: SearchIndex,
     profiles: profiles::Profiles,
     notifications: notifications::NotificationIndex,
@@ -158,6 +168,48 @@ impl Graph {
     #[inline]
     pub fn primary_list_user(&self, token_id: u64) -> Option<AccountId> {
         self.accounts.primary_list_user(token_id)
+    }
+    /// The user of list `token_id`, primary or not (`None`: no such list,
+    /// or its user is the zero address).
+    #[inline]
+    pub fn list_user(&self, token_id: u64) -> Option<AccountId> {
+        self.lists.user(token_id)
+    }
+    /// Where list `token_id`'s own records are, if it has a user.
+    #[inline]
+    pub fn own_records(&self, token_id: u64) -> Option<OwnRecords> {
+        self.lists
+            .own_records(token_id, |user| self.primary_list(user))
+    }
+    /// How many of list `token_id`'s own records carry neither `block`
+    /// nor `mute`.
+    pub fn own_records_shown(&self, token_id: u64) -> usize {
+        let flags = |set| self.tags.set_flags(set);
+        match self.own_records(token_id) {
+            Some(OwnRecords::Primary(user)) => self.records.shown_in_row(user, flags),
+            Some(OwnRecords::Other(row)) => self.lists.others().shown_in_row(row, flags),
+            None => 0,
+        }
+    }
+    /// How many of the account's primary-list records carry neither
+    /// `block` nor `mute`.
+    pub fn following_shown(&self, id: AccountId) -> usize {
+        self.records
+            .shown_in_row(id, |set| self.tags.set_flags(set))
+    }
+    /// How many of the account's followers' records of it carry neither
+    /// `block` nor `mute`.
+    pub fn followers_shown(&self, id: AccountId) -> usize {
+        let s = self.stats.get(id);
+        (s.followers - self.stats.hidden_followers(id)) as usize
+    }
+    /// The lists whose user, owner or manager the account is, ascending.
+    #[inline]
+    pub fn lists_of(&self, id: AccountId) -> &[u64] {
+        self.lists.lists_of(id)
+    }
+    pub fn global_stats(&self) -> GlobalStats {
+        self.lists.stats()
     }
     /// Starts loading what rendering these accounts reads (address,
     /// primary list, counts, profile), so that a page's accounts load
@@ -240,6 +292,18 @@ impl Graph {
     pub fn leaderboard(&self) -> &[AccountId] {
         self.stats.leaderboard()
     }
+    /// Whether the account is on the leaderboard.
+    #[inline]
+    pub fn on_leaderboard(&self, id: AccountId) -> bool {
+        self.stats
+            .on_leaderboard(id, self.primary_list(id).is_some())
+    }
+    /// The accounts whose `sort` count is above 0, that count descending
+    /// or ascending, then address ascending.
+    #[inline]
+    pub fn ranked(&self, sort: RankedSort, descending: bool) -> &[AccountId] {
+        self.ranked.get(sort, descending)
+    }
     pub fn search_index(&self) -> &SearchIndex {
         &self.search
     }
@@ -305,6 +369,8 @@ impl Graph {
             ("followers", self.followers.heap_bytes()),
             ("tags", self.tags.heap_bytes()),
             ("stats", self.stats.heap_bytes()),
+            ("ranked", self.ranked.heap_bytes()),
+            ("lists", self.lists.heap_bytes()),
             ("search", self.search.heap_bytes()),
             // The name index is counted with the profiles it indexes.
             (

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 
 use super::build::{limit, lock, Stop};
 use super::intern::Interner;
-use super::lookup::ListUsers;
+use super::lookup::TokenMap;
 use super::scatter::{row_offsets_par, scatter_row_pairs};
 use super::tags::{LocalTags, SharedTags};
 use super::AccountId;
@@ -165,6 +165,8 @@ struct OpGroup {
     tagged: Vec<(u32, u32)>,
     seqs: Option<(u64, u64)>,
     ordered: bool,
+    /// Ops of lists in `lists` (for `/stats`).
+    listed: u64,
 }
 
 /// The notification index while account ids are provisional: rows by
@@ -197,15 +199,16 @@ impl NotificationsBuilder {
 }
 
 /// The visible ops of `list_ops` in file order, targets and actors in
-/// provisional ids; `Stop::OpsOutOfOrder` unless the file is in `seq`
-/// order.
+/// provisional ids, and how many ops are of lists in `lists` (`listed`);
+/// `Stop::OpsOutOfOrder` unless the file is in `seq` order.
 pub(super) fn scan_ops(
     src: &dyn SnapshotFiles,
     e: &TableEntry,
-    primary: &ListUsers,
+    primary: &TokenMap,
+    listed: &TokenMap,
     interner: &Interner,
     tags: &SharedTags,
-) -> Result<ScannedOps, Stop> {
+) -> Result<(ScannedOps, u64), Stop> {
     let (items, groups) = scan_list_ops(
         src,
         e,
@@ -216,6 +219,7 @@ pub(super) fn scan_ops(
             tagged: Vec::new(),
             seqs: None,
             ordered: true,
+            listed: 0,
         },
         |g: &mut OpGroup, o| {
             g.seqs = match g.seqs {
@@ -225,6 +229,9 @@ pub(super) fn scan_ops(
                     Some((first, o.seq))
                 }
             };
+            if listed.get(o.token_id).is_some() {
+                g.listed += 1;
+            }
             let actor = primary.get(o.token_id)?;
             if !o.tag.is_empty() {
                 let tag = g.tags.tag(o.tag);
@@ -270,11 +277,12 @@ pub(super) fn scan_ops(
     // (op index, tag) of tag/untag ops, op indexes ascending.
     let mut tagged: Vec<(u32, u32)> = Vec::new();
     let mut base = 0u32;
+    let listed_ops = groups.iter().map(|g| g.listed).sum();
     for g in groups {
         tagged.extend(g.tagged.iter().map(|&(i, tag)| (base + i, tag)));
         base += g.kept;
     }
-    Ok((items, tagged))
+    Ok(((items, tagged), listed_ops))
 }
 
 /// Groups ops by target, each target's newest first (`updated_at`

@@ -10,14 +10,16 @@
 //!
 //! Follow counts come from the forward CSR, block and top8 counts from
 //! the tagged records, mutuals from the follower index's build; the rank
-//! tables are made last.
+//! tables are made last. The few accounts some follower blocked or muted
+//! keep how many did, sorted (8 bytes each), for the counts that leave
+//! those followers out.
 
 use std::cmp::Reverse;
 
 use rayon::prelude::*;
 
 use super::records::ForwardCsr;
-use super::tags::{FLAG_BLOCK, FLAG_TOP8};
+use super::tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 use super::{prefetch, AccountId};
 
 /// The five counts of one account, as stored.
@@ -83,6 +85,9 @@ pub(super) struct Stats {
     /// followers, following, mutuals, blocks, top8.
     rank_tables: [RankTable; 5],
     leaderboard: Vec<AccountId>,
+    /// (account, followers whose record of it carries `block` or `mute`),
+    /// by account, for the accounts that have any (few).
+    hidden_followers: Vec<(AccountId, u32)>,
 }
 
 impl Stats {
@@ -91,6 +96,7 @@ impl Stats {
         mut counts: Vec<Counts>,
         mutuals: Vec<u32>,
         leaderboard: Vec<AccountId>,
+        hidden_followers: Vec<(AccountId, u32)>,
     ) -> Stats {
         for (s, m) in counts.iter_mut().zip(mutuals) {
             s.mutuals = m;
@@ -106,7 +112,33 @@ impl Stats {
             counts,
             rank_tables,
             leaderboard,
+            hidden_followers,
         }
+    }
+
+    /// Every account's counts, by id.
+    pub(super) fn counts(&self) -> &[Counts] {
+        &self.counts
+    }
+
+    /// How many of the account's followers' records of it carry `block`
+    /// or `mute`.
+    #[inline]
+    pub(super) fn hidden_followers(&self, id: AccountId) -> u32 {
+        self.hidden_followers
+            .binary_search_by_key(&id, |&(a, _)| a)
+            .map_or(0, |i| self.hidden_followers[i].1)
+    }
+
+    /// Whether the account is on the leaderboard: it has a primary list
+    /// (`primary_list`) or a follower.
+    #[inline]
+    pub(super) fn on_leaderboard(&self, id: AccountId, has_primary_list: bool) -> bool {
+        has_primary_list
+            || self
+                .counts
+                .get(id as usize)
+                .is_some_and(|c| c.followers > 0)
     }
 
     #[inline]
@@ -147,6 +179,7 @@ impl Stats {
                 .map(|t| t.0.capacity() * 8)
                 .sum::<usize>()
             + self.leaderboard.capacity() * 4
+            + self.hidden_followers.capacity() * 8
     }
 }
 
@@ -177,8 +210,13 @@ pub(super) fn leaderboard_order(
 }
 
 /// Adds the blocks and top8 counts of the tagged records, given as the
-/// flags of each one's tag set and its target.
-pub(super) fn count_tagged(counts: &mut [Counts], tagged: impl Iterator<Item = (u8, AccountId)>) {
+/// flags of each one's tag set and its target; returns the hidden
+/// followers (records carrying `block` or `mute`) per target that has any.
+pub(super) fn count_tagged(
+    counts: &mut [Counts],
+    tagged: impl Iterator<Item = (u8, AccountId)>,
+) -> Vec<(AccountId, u32)> {
+    let mut hidden: Vec<AccountId> = Vec::new();
     for (flags, to) in tagged {
         if flags & FLAG_BLOCK != 0 {
             counts[to as usize].blocks += 1;
@@ -186,7 +224,16 @@ pub(super) fn count_tagged(counts: &mut [Counts], tagged: impl Iterator<Item = (
         if flags & FLAG_TOP8 != 0 {
             counts[to as usize].top8 += 1;
         }
+        if flags & (FLAG_BLOCK | FLAG_MUTE) != 0 {
+            hidden.push(to);
+        }
     }
+    hidden.par_sort_unstable();
+    let mut per_target: Vec<(AccountId, u32)> = Vec::new();
+    for run in hidden.chunk_by(|a, b| a == b) {
+        per_target.push((run[0], run.len() as u32));
+    }
+    per_target
 }
 
 #[cfg(test)]

@@ -23,7 +23,8 @@ use rayon::prelude::*;
 
 use super::build::{duplicate, limit, Stop};
 use super::intern::Interner;
-use super::lookup::ListUsers;
+use super::lookup::TokenMap;
+use super::tags::{FLAG_BLOCK, FLAG_MUTE};
 use super::{prefetch, AccountId};
 use crate::snapshot::{scan_list_records, Address, SnapshotFiles, TableEntry};
 
@@ -100,7 +101,12 @@ impl Records {
             .iter()
             .map(|&(f, _)| {
                 let targets = self.following_of(f).0;
-                let start = (targets.as_ptr() as usize - base) / 4;
+                // An empty row's slice may point anywhere: it has no edges.
+                let start = if targets.is_empty() {
+                    0
+                } else {
+                    (targets.as_ptr() as usize - base) / 4
+                };
                 if let Some(mid) = targets.get(targets.len() / 2) {
                     prefetch(mid);
                 }
@@ -154,6 +160,24 @@ impl Records {
         })
     }
 
+    /// How many of row F's records carry neither `block` nor `mute`
+    /// (`flags` gives a tag set's flags): the row's length less its tagged
+    /// records that carry one, found by a search of the side table.
+    pub(super) fn shown_in_row(&self, f: AccountId, flags: impl Fn(u32) -> u8) -> usize {
+        let len = self.following_of(f).0.len();
+        if len == 0 {
+            return 0;
+        }
+        let start = self.csr.edges(f).next().map_or(0, |e| e.id()) as u32;
+        let first = self.tagsets.partition_point(|&(e, _)| e < start);
+        let hidden = self.tagsets[first..]
+            .iter()
+            .take_while(|&&(e, _)| e < start + len as u32)
+            .filter(|&&(_, set)| flags(set) & (FLAG_BLOCK | FLAG_MUTE) != 0)
+            .count();
+        len - hidden
+    }
+
     /// Approximate heap bytes (the CSR's column, weight and offset arrays
     /// at their lengths: petgraph does not expose its capacities).
     pub(super) fn heap_bytes(&self) -> usize {
@@ -173,54 +197,70 @@ pub(super) fn edge_index(csr: &ForwardCsr, f: AccountId, t: AccountId) -> Option
     Some(csr.edges(f).next().map_or(0, |e| e.id()) + i)
 }
 
-/// Visible records as (follower, target, updated_at) in provisional ids.
+/// Visible records as (follower, target, updated_at) in provisional ids;
+/// a list's own records as (list ordinal, target, updated_at).
 pub(super) type Edge = (u32, u32, i64);
 
-/// The visible records of `list_records` as edges in provisional ids;
-/// the uniqueness of the invisible rows' keys checked here, the visible
-/// ones' by `forward_csr`.
+/// The records of `list_records` that anything reads: those of primary
+/// lists as edges of their users, and those of the other lists in `lists`
+/// as edges of their ordinals (`listed`); targets in provisional ids. The
+/// uniqueness of the other rows' keys is checked here, the edges' by
+/// their CSRs.
 pub(super) fn scan_records(
     src: &dyn SnapshotFiles,
     e: &TableEntry,
-    primary: &ListUsers,
+    primary: &TokenMap,
+    listed: &TokenMap,
     interner: &Interner,
-) -> Result<Vec<Edge>, Stop> {
+) -> Result<(Vec<Edge>, Vec<Edge>), Stop> {
     #[derive(Default)]
     struct RecordGroup {
         invisible: Vec<(u64, Address)>,
         /// The kept records' targets; an edge's target is its index here
         /// until the group is read.
         targets: Vec<Address>,
+        /// Records of lists that are not their user's primary list.
+        others: Vec<Edge>,
     }
     let (edges, groups) = scan_list_records(
         src,
         e,
         RecordGroup::default,
-        |g: &mut RecordGroup, r| match primary.get(r.token_id) {
-            Some(f) => {
+        |g: &mut RecordGroup, r| {
+            if let Some(f) = primary.get(r.token_id) {
                 g.targets.push(r.address);
-                Some((f, g.targets.len() as u32 - 1, r.updated_at))
+                return Some((f, g.targets.len() as u32 - 1, r.updated_at));
             }
-            None => {
-                g.invisible.push((r.token_id, r.address));
-                None
+            match listed.get(r.token_id) {
+                Some(ordinal) => {
+                    g.targets.push(r.address);
+                    let target = g.targets.len() as u32 - 1;
+                    g.others.push((ordinal, target, r.updated_at));
+                }
+                None => g.invisible.push((r.token_id, r.address)),
             }
+            None
         },
         |g, edges| {
             let ids = interner.take_ids(&mut g.targets);
-            for edge in edges {
+            for edge in edges.iter_mut().chain(g.others.iter_mut()) {
                 edge.1 = ids[edge.1 as usize];
             }
         },
     )?;
-    // (token_id, address) unique: the visible rows' keys map one to one
-    // to (follower, target), checked once sorted; the others here.
-    let mut invisible: Vec<(u64, Address)> = groups.into_iter().flat_map(|g| g.invisible).collect();
+    // (token_id, address) unique: the edges' keys map one to one to
+    // (follower or ordinal, target), checked once sorted; the others here.
+    let mut invisible = Vec::new();
+    let mut others = Vec::new();
+    for g in groups {
+        invisible.extend(g.invisible);
+        others.extend(g.others);
+    }
     invisible.par_sort_unstable();
     if invisible.windows(2).any(|w| w[0] == w[1]) {
         return Err(duplicate(&e.file, "duplicate (token_id, address)"));
     }
-    Ok(edges)
+    Ok((edges, others))
 }
 
 /// Renumbers the edges to final ids, sorts them in place and builds the
@@ -230,13 +270,24 @@ pub(super) fn forward_csr(
     perm: &[u32],
     file: &str,
 ) -> Result<ForwardCsr, Stop> {
-    if edges.len() > u32::MAX as usize {
-        return Err(limit(file, "more than 2^32 visible records"));
-    }
     edges.par_iter_mut().for_each(|e| {
         e.0 = perm[e.0 as usize];
         e.1 = perm[e.1 as usize];
     });
+    sorted_csr(edges, file)
+}
+
+/// The CSR of the lists' own records by ordinal (`edges` from
+/// `scan_records`): targets renumbered to final ids.
+pub(super) fn list_csr(mut edges: Vec<Edge>, perm: &[u32], file: &str) -> Result<ForwardCsr, Stop> {
+    edges.par_iter_mut().for_each(|e| e.1 = perm[e.1 as usize]);
+    sorted_csr(edges, file)
+}
+
+fn sorted_csr(mut edges: Vec<Edge>, file: &str) -> Result<ForwardCsr, Stop> {
+    if edges.len() > u32::MAX as usize {
+        return Err(limit(file, "more than 2^32 visible records"));
+    }
     edges.par_sort_unstable_by_key(|e| (u64::from(e.0) << 32) | u64::from(e.1));
     if edges
         .par_windows(2)
@@ -244,7 +295,7 @@ pub(super) fn forward_csr(
     {
         return Err(duplicate(file, "duplicate (token_id, address)"));
     }
-    Ok(Csr::from_sorted_edges(&edges).expect("edges are sorted by (follower, target) and unique"))
+    Ok(Csr::from_sorted_edges(&edges).expect("edges are sorted by (row, target) and unique"))
 }
 
 #[cfg(test)]
@@ -273,6 +324,16 @@ mod tests {
         records.records(&pairs, &mut out);
         let single: Vec<_> = pairs.iter().map(|&(f, t)| records.record(f, t)).collect();
         assert_eq!(out, single);
+        // Rows without records, past the CSR's rows too.
+        records.records(&[(1, 0), (9, 0)], &mut out);
+        assert_eq!(out, vec![None, None]);
+        assert_eq!(
+            records.shown_in_row(0, |set| (set == 5) as u8 * FLAG_MUTE),
+            1
+        );
+        assert_eq!(records.shown_in_row(0, |_| 0), 2);
+        assert_eq!(records.shown_in_row(2, |_| FLAG_BLOCK), 1);
+        assert_eq!(records.shown_in_row(9, |_| FLAG_BLOCK), 0);
     }
 
     #[test]

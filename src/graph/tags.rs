@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use super::build::{duplicate, lock, Stop};
 use super::hash::map_heap_bytes;
-use super::lookup::ListUsers;
+use super::lookup::TokenMap;
 use super::records::ForwardCsr;
 use super::{AccountId, FastMap};
 use crate::snapshot::{scan_list_record_tags, Address, SnapshotFiles, TableEntry};
@@ -156,20 +156,32 @@ impl LocalTags {
     }
 }
 
-/// (edge index, tag set) of the records with visible tags, by edge, and
-/// each one's target.
-pub(super) type RecordTagsets = (Vec<(u32, u32)>, Vec<AccountId>);
+/// The records with visible tags in one CSR: (edge index, tag set), by
+/// edge, and each one's target.
+#[derive(Default)]
+pub(super) struct RecordTagsets {
+    pub(super) sets: Vec<(u32, u32)>,
+    pub(super) targets: Vec<AccountId>,
+}
 
-/// The visible tag sets: (edge index, set id) of every record that has
-/// any, sorted; every tag row checked for uniqueness on the way.
+/// Where a tag row's record is: the primary lists' forward CSR (by user)
+/// or the other lists' CSR (by ordinal).
+pub(super) struct TagTargets<'a> {
+    pub(super) primary_list_user: &'a TokenMap,
+    pub(super) following: &'a ForwardCsr,
+    pub(super) list_ordinal: &'a TokenMap,
+    pub(super) others: &'a ForwardCsr,
+}
+
+/// The visible tag sets of both CSRs (primary lists', other lists'), every
+/// tag row checked for uniqueness on the way.
 pub(super) fn scan_tags(
     src: &dyn SnapshotFiles,
     e: &TableEntry,
-    primary_list_user: &ListUsers,
+    at: &TagTargets<'_>,
     account_id: &(impl Fn(&Address) -> Option<AccountId> + Sync),
-    following: &ForwardCsr,
     tags: &mut TagInterner,
-) -> Result<RecordTagsets, Stop> {
+) -> Result<(RecordTagsets, RecordTagsets), Stop> {
     // Every row's key for the uniqueness rule, its tag as an id of its own
     // (the graph's ids are for visible tags only).
     let all_tags: Mutex<LocalTags> = Mutex::default();
@@ -186,11 +198,19 @@ pub(super) fn scan_tags(
         |g: &mut TagGroup, t| {
             let tag = g.tags.tag(t.tag);
             g.keys.push((t.token_id, t.address, tag));
-            let f = primary_list_user.get(t.token_id)?;
             // A target no visible record has was never interned: invisible.
             let to = account_id(&t.address)?;
-            let edge = super::records::edge_index(following, f, to)?;
-            Some((edge as u32, tag, to))
+            let (other, row, csr) = match at.primary_list_user.get(t.token_id) {
+                Some(f) => (false, f, at.following),
+                None => (true, at.list_ordinal.get(t.token_id)?, at.others),
+            };
+            let edge = super::records::edge_index(csr, row, to)?;
+            Some(VisibleTag {
+                other,
+                edge: edge as u32,
+                tag,
+                to,
+            })
         },
         |g, visible| {
             // Keys get ids of every tag; the graph's ids are for visible
@@ -203,9 +223,9 @@ pub(super) fn scan_tags(
             let mut graph_tags = lock(&shared);
             let ids = g
                 .tags
-                .shared_ids(visible.iter().map(|v| v.1), |text| graph_tags.tag(text));
+                .shared_ids(visible.iter().map(|v| v.tag), |text| graph_tags.tag(text));
             for v in visible {
-                v.1 = ids[v.1 as usize];
+                v.tag = ids[v.tag as usize];
             }
             g.tags = LocalTags::default();
         },
@@ -219,20 +239,33 @@ pub(super) fn scan_tags(
     }
     drop(keys);
     visible.par_sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0).then_with(|| {
-            tags.texts[a.1 as usize]
+        (a.other, a.edge).cmp(&(b.other, b.edge)).then_with(|| {
+            tags.texts[a.tag as usize]
                 .as_bytes()
-                .cmp(tags.texts[b.1 as usize].as_bytes())
+                .cmp(tags.texts[b.tag as usize].as_bytes())
         })
     });
-    let mut sets = Vec::new();
-    let mut targets = Vec::new();
+    let mut found = (RecordTagsets::default(), RecordTagsets::default());
     let mut group: Vec<u32> = Vec::new();
-    for chunk in visible.chunk_by(|a, b| a.0 == b.0) {
+    for chunk in visible.chunk_by(|a, b| (a.other, a.edge) == (b.other, b.edge)) {
         group.clear();
-        group.extend(chunk.iter().map(|&(_, tag, _)| tag));
-        sets.push((chunk[0].0, tags.set(&group)));
-        targets.push(chunk[0].2);
+        group.extend(chunk.iter().map(|v| v.tag));
+        let into = if chunk[0].other {
+            &mut found.1
+        } else {
+            &mut found.0
+        };
+        into.sets.push((chunk[0].edge, tags.set(&group)));
+        into.targets.push(chunk[0].to);
     }
-    Ok((sets, targets))
+    Ok(found)
+}
+
+/// A tag row whose record is visible, as the scan keeps it.
+struct VisibleTag {
+    /// In the other lists' CSR (else the primary lists').
+    other: bool,
+    edge: u32,
+    tag: u32,
+    to: AccountId,
 }
