@@ -1,20 +1,24 @@
-//! Section 1, `/lists/{token_id}/details`: the list's user, its ens object,
-//! ranks and primary list. (Section 10, an account's details, is the same
-//! body and belongs here.)
+//! Sections 1 and 10, `/lists/{token_id}/details` and
+//! `/users/{addressOrENS}/details`: an account (the list's user), its ens
+//! object, ranks and primary list. One body for both, so 10 is 1 of the
+//! account's primary list byte for byte.
 
-use crate::graph::{AccountId, Graph};
-use crate::json::{push_key, push_num_str};
+use crate::graph::{AccountStats, Graph};
+use crate::json::{push_key, push_num_str, push_opt_num_str};
 
 use super::rows::{push_address, push_ens};
+use super::subject::Account;
 
-pub fn render(g: &Graph, user: AccountId, out: &mut String) {
-    let s = g.stats(user);
+/// An account without data has the all-null ens, ranks "0" and no
+/// primary list.
+pub fn render(g: &Graph, account: &Account, out: &mut String) {
+    let s = account.id.map_or(AccountStats::default(), |id| g.stats(id));
     out.push('{');
     push_key(out, "address");
-    push_address(out, g.address(user));
+    push_address(out, &account.address);
     out.push(',');
     push_key(out, "ens");
-    push_ens(out, g.profile(user));
+    push_ens(out, account.id.and_then(|id| g.profile(id)));
     out.push(',');
     push_key(out, "ranks");
     out.push('{');
@@ -36,6 +40,6 @@ pub fn render(g: &Graph, user: AccountId, out: &mut String) {
     }
     out.push_str("},");
     push_key(out, "primary_list");
-    push_num_str(out, g.primary_list(user).unwrap_or(0));
+    push_opt_num_str(out, account.id.and_then(|id| g.primary_list(id)));
     out.push('}');
 }

@@ -84,6 +84,17 @@ endpoints! {
         UserNotifications "user_notifications" GET "/users/{addressOrENS}/notifications" [opcode, interval, start, tag, limit, offset, cache]   Notifications;
         UserFollowers     "user_followers"     GET "/users/{addressOrENS}/followers"     [limit, offset, tags, sort, cache]                     Followers;
         ListFollowers     "list_followers"     GET "/lists/{token_id}/followers"         [limit, offset, tags, sort, cache]                     Followers;
+        UserAccount       "user_account"       GET "/users/{addressOrENS}/account"       [cache]                                                Account;
+        ListAccount       "list_account"       GET "/lists/{token_id}/account"           [cache]                                                Account;
+        UserDetails       "user_details"       GET "/users/{addressOrENS}/details"       [cache]                                                Details;
+        UserStats         "user_stats"         GET "/users/{addressOrENS}/stats"         [live, cache]                                          Stats;
+        ListStats         "list_stats"         GET "/lists/{token_id}/stats"             [cache]                                                Stats;
+        UserLists         "user_lists"         GET "/users/{addressOrENS}/lists"         [cache]                                                Account;
+        UserPrimaryList   "user_primary_list"  GET "/users/{addressOrENS}/primary-list"  [cache]                                                Account;
+        LeaderboardRanked "leaderboard_ranked" GET "/leaderboard/ranked"                 [limit, offset, sort, direction, cache]                Leaderboard;
+        LeaderboardCount  "leaderboard_count"  GET "/leaderboard/count"                  [cache]                                                Leaderboard;
+        LeaderboardAll    "leaderboard_all"    GET "/leaderboard/all"                    [cache]                                                Leaderboard;
+        GlobalStats       "stats"              GET "/stats"                              [cache]                                                Stats;
     }
     operations {
         // variant  method path
@@ -148,6 +159,8 @@ pub enum Family {
     Leaderboard,
     Notifications,
     Followers,
+    Account,
+    Stats,
 }
 
 /// One segment of an endpoint path.
@@ -426,7 +439,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn routes_the_seven_paths_and_nothing_else() {
+    fn routes_paths_and_nothing_else() {
         assert_eq!(
             routed("/api/v1/lists/12/details").unwrap().endpoint,
             Endpoint::ListDetails
@@ -441,6 +454,18 @@ pub(crate) mod tests {
         );
         assert_eq!(routed("/api/v1/%6Cists/1/details").unwrap().param(0), b"1");
         assert!(routed("/api/v1/leaderboard/search").is_some());
+        assert_eq!(
+            routed("/api/v1/stats").unwrap().endpoint,
+            Endpoint::GlobalStats
+        );
+        assert_eq!(
+            routed("/api/v1/users/stats/stats").unwrap().endpoint,
+            Endpoint::UserStats
+        );
+        assert_eq!(
+            routed("/api/v1/users/a/primary-list").unwrap().endpoint,
+            Endpoint::UserPrimaryList
+        );
         for bad in [
             "/api/v1/lists/12/details/",
             "/api/v1//lists/12/details",

@@ -18,17 +18,19 @@
 //! decodes and reads parameters; `subject.rs` parses and resolves
 //! `{addressOrENS}` and `{token_id}`; `rows.rs` writes the JSON pieces
 //! several endpoints share. Then one file per family of endpoints, each
-//! with its parameters, their parsing and its rendering: `details.rs` (1;
-//! later 10), `badges.rs` (2, 3), `leaderboard.rs` (4; later 38-40),
-//! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22). The
-//! families still to come go beside them: `account.rs` (8, 9, 13, 14),
-//! `stats.rs` (11, 12, 41), `following.rs` (15-18, 27, 28), `states.rs`
-//! (30-33), `tags.rs` (34-37), `search.rs` (23-26, 29), `openapi.rs` (42).
+//! with its parameters, their parsing and its rendering: `details.rs` (1,
+//! 10), `badges.rs` (2, 3), `leaderboard.rs` (4, 38-40),
+//! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22),
+//! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41). The families
+//! still to come go beside them: `following.rs` (15-18, 27, 28),
+//! `states.rs` (30-33), `tags.rs` (34-37), `search.rs` (23-26, 29),
+//! `openapi.rs` (42).
 //!
 //! An endpoint is a row of the table, a [`Call`] variant holding its path
 //! subjects and parameters, and an arm in each `match` on `Call` below
 //! (the compiler lists them).
 
+mod account;
 mod badges;
 mod details;
 pub mod endpoints;
@@ -37,11 +39,12 @@ mod leaderboard;
 mod notifications;
 pub mod query_string;
 pub mod rows;
+mod stats;
 pub mod subject;
 
 pub use endpoints::{route, Endpoint, Family, Method, Operation, Route};
 pub use followers::{Exclude, FollowerParams, FollowerSort};
-pub use leaderboard::SearchParams;
+pub use leaderboard::{RankedParams, SearchParams};
 pub use notifications::{Interval, NotificationParams};
 pub use query_string::{percent_decode, Query};
 pub use subject::{parse_token_id, resolve_list, Account, AccountRef, ListUser, TokenId};
@@ -62,6 +65,17 @@ pub enum Call<A = AccountRef, L = TokenId> {
     UserNotifications(A, NotificationParams),
     UserFollowers(A, FollowerParams),
     ListFollowers(L, FollowerParams),
+    UserAccount(A),
+    ListAccount(L),
+    UserDetails(A),
+    UserStats(A),
+    ListStats(L),
+    UserLists(A),
+    UserPrimaryList(A),
+    LeaderboardRanked(RankedParams),
+    LeaderboardCount,
+    LeaderboardAll,
+    GlobalStats,
 }
 
 /// A call whose subjects are resolved in one graph: what `render` answers
@@ -78,26 +92,63 @@ impl<A, L> Call<A, L> {
             Call::UserNotifications(..) => Endpoint::UserNotifications,
             Call::UserFollowers(..) => Endpoint::UserFollowers,
             Call::ListFollowers(..) => Endpoint::ListFollowers,
+            Call::UserAccount(..) => Endpoint::UserAccount,
+            Call::ListAccount(..) => Endpoint::ListAccount,
+            Call::UserDetails(..) => Endpoint::UserDetails,
+            Call::UserStats(..) => Endpoint::UserStats,
+            Call::ListStats(..) => Endpoint::ListStats,
+            Call::UserLists(..) => Endpoint::UserLists,
+            Call::UserPrimaryList(..) => Endpoint::UserPrimaryList,
+            Call::LeaderboardRanked(..) => Endpoint::LeaderboardRanked,
+            Call::LeaderboardCount => Endpoint::LeaderboardCount,
+            Call::LeaderboardAll => Endpoint::LeaderboardAll,
+            Call::GlobalStats => Endpoint::GlobalStats,
         }
     }
 
     /// The page size, for endpoints that page.
     pub fn limit(&self) -> Option<usize> {
         match self {
-            Call::ListDetails(..) | Call::UserBadges(..) | Call::ListBadges(..) => None,
             Call::LeaderboardSearch(p) => Some(p.limit),
             Call::UserNotifications(_, p) => Some(p.limit),
             Call::UserFollowers(_, p) | Call::ListFollowers(_, p) => Some(p.limit),
+            Call::LeaderboardRanked(p) => Some(p.limit),
+            Call::ListDetails(..)
+            | Call::UserBadges(..)
+            | Call::ListBadges(..)
+            | Call::UserAccount(..)
+            | Call::ListAccount(..)
+            | Call::UserDetails(..)
+            | Call::UserStats(..)
+            | Call::ListStats(..)
+            | Call::UserLists(..)
+            | Call::UserPrimaryList(..)
+            | Call::LeaderboardCount
+            | Call::LeaderboardAll
+            | Call::GlobalStats => None,
         }
     }
 
     /// Heap bytes held by the parameters, for the response cache's bound.
     pub fn heap_bytes(&self) -> usize {
         match self {
-            Call::ListDetails(..) | Call::UserBadges(..) | Call::ListBadges(..) => 0,
             Call::LeaderboardSearch(p) => p.heap_bytes(),
             Call::UserNotifications(_, p) => p.heap_bytes(),
             Call::UserFollowers(_, p) | Call::ListFollowers(_, p) => p.heap_bytes(),
+            Call::ListDetails(..)
+            | Call::UserBadges(..)
+            | Call::ListBadges(..)
+            | Call::UserAccount(..)
+            | Call::ListAccount(..)
+            | Call::UserDetails(..)
+            | Call::UserStats(..)
+            | Call::ListStats(..)
+            | Call::UserLists(..)
+            | Call::UserPrimaryList(..)
+            | Call::LeaderboardRanked(..)
+            | Call::LeaderboardCount
+            | Call::LeaderboardAll
+            | Call::GlobalStats => 0,
         }
     }
 }
@@ -130,6 +181,23 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         Endpoint::ListFollowers => {
             Call::ListFollowers(route.token_id(0)?, FollowerParams::parse(&q, max_limit)?)
         }
+        Endpoint::UserAccount => Call::UserAccount(route.account(0)?),
+        Endpoint::ListAccount => Call::ListAccount(route.token_id(0)?),
+        Endpoint::UserDetails => Call::UserDetails(route.account(0)?),
+        Endpoint::UserStats => {
+            let account = route.account(0)?;
+            // `live` is taken (a value that is not UTF-8 is a 400) but
+            // changes nothing.
+            q.text("live")?;
+            Call::UserStats(account)
+        }
+        Endpoint::ListStats => Call::ListStats(route.token_id(0)?),
+        Endpoint::UserLists => Call::UserLists(route.account(0)?),
+        Endpoint::UserPrimaryList => Call::UserPrimaryList(route.account(0)?),
+        Endpoint::LeaderboardRanked => Call::LeaderboardRanked(RankedParams::parse(&q, max_limit)?),
+        Endpoint::LeaderboardCount => Call::LeaderboardCount,
+        Endpoint::LeaderboardAll => Call::LeaderboardAll,
+        Endpoint::GlobalStats => Call::GlobalStats,
     };
     Ok(Request {
         call,
@@ -139,8 +207,8 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
 
 impl Request {
     /// Looks the subjects up in `g`, in path order: unknown names give 404
-    /// "ENS name not valid or does not exist", lists that are not a
-    /// primary list 404 "No User Found".
+    /// "ENS name not valid or does not exist", lists that do not exist or
+    /// have no user 404 "No User Found".
     pub fn resolve(self, g: &Graph) -> Result<Resolved, ApiError> {
         let list = |token_id| resolve_list(g, token_id);
         Ok(match self.call {
@@ -151,6 +219,17 @@ impl Request {
             Call::UserNotifications(a, p) => Call::UserNotifications(a.resolve(g)?, p),
             Call::UserFollowers(a, p) => Call::UserFollowers(a.resolve(g)?, p),
             Call::ListFollowers(l, p) => Call::ListFollowers(list(l)?, p),
+            Call::UserAccount(a) => Call::UserAccount(a.resolve(g)?),
+            Call::ListAccount(l) => Call::ListAccount(list(l)?),
+            Call::UserDetails(a) => Call::UserDetails(a.resolve(g)?),
+            Call::UserStats(a) => Call::UserStats(a.resolve(g)?),
+            Call::ListStats(l) => Call::ListStats(list(l)?),
+            Call::UserLists(a) => Call::UserLists(a.resolve(g)?),
+            Call::UserPrimaryList(a) => Call::UserPrimaryList(a.resolve(g)?),
+            Call::LeaderboardRanked(p) => Call::LeaderboardRanked(p),
+            Call::LeaderboardCount => Call::LeaderboardCount,
+            Call::LeaderboardAll => Call::LeaderboardAll,
+            Call::GlobalStats => Call::GlobalStats,
         })
     }
 }
@@ -161,7 +240,7 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
     let mut body = String::with_capacity(1024);
     let out = &mut body;
     match call {
-        Call::ListDetails(list) => details::render(g, list.user, out),
+        Call::ListDetails(list) => details::render(g, &Account::of(g, list.user), out),
         Call::UserBadges(account) => badges::render(g, account.id, out),
         Call::ListBadges(list) => badges::render(g, Some(list.user), out),
         Call::LeaderboardSearch(p) => leaderboard::render_search(g, p, out),
@@ -172,6 +251,17 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         Call::ListFollowers(list, p) => {
             followers::render(g, Some(list.user), p, Exclude::BlockedOrMuted, out)
         }
+        Call::UserAccount(account) => account::render_user(g, account, out),
+        Call::ListAccount(list) => account::render_list(g, list, out),
+        Call::UserDetails(account) => details::render(g, account, out),
+        Call::UserStats(account) => stats::render_user(g, account, out),
+        Call::ListStats(list) => stats::render_list(g, list, out),
+        Call::UserLists(account) => account::render_lists(g, account, out),
+        Call::UserPrimaryList(account) => account::render_primary_list(g, account, out),
+        Call::LeaderboardRanked(p) => leaderboard::render_ranked(g, p, out),
+        Call::LeaderboardCount => leaderboard::render_count(g, out),
+        Call::LeaderboardAll => leaderboard::render_all(g, out),
+        Call::GlobalStats => stats::render_global(g, out),
     }
     body
 }

@@ -61,8 +61,9 @@ pub fn push_ens(out: &mut String, p: Option<Profile<'_>>) {
     out.push('}');
 }
 
-/// A row of section 4 (search; later ranked adds top8).
-pub fn push_leaderboard_row(out: &mut String, g: &Graph, id: AccountId) {
+/// A row of section 4, or with `top8` of section 38 (`top8_rank` after
+/// `blocks_rank`, `top8` after `blocks`).
+pub fn push_leaderboard_row(out: &mut String, g: &Graph, id: AccountId, top8: bool) {
     let s = g.stats(id);
     let p = g.profile(id);
     out.push('{');
@@ -70,19 +71,25 @@ pub fn push_leaderboard_row(out: &mut String, g: &Graph, id: AccountId) {
     push_address(out, g.address(id));
     out.push(',');
     push_name_avatar_header(out, p);
-    for (key, n) in [
+    let ranks = [
         ("mutuals_rank", s.mutuals_rank),
         ("followers_rank", s.followers_rank),
         ("following_rank", s.following_rank),
         ("blocks_rank", s.blocks_rank),
+        ("top8_rank", s.top8_rank),
+    ];
+    let counts = [
         ("mutuals", s.mutuals),
         ("following", s.following),
         ("followers", s.followers),
         ("blocks", s.blocks),
-    ] {
+        ("top8", s.top8),
+    ];
+    let shown = if top8 { 5 } else { 4 };
+    for (key, n) in ranks[..shown].iter().chain(&counts[..shown]) {
         out.push(',');
         push_key(out, key);
-        push_num_str(out, u64::from(n));
+        push_num_str(out, u64::from(*n));
     }
     out.push(',');
     push_key(out, "updated_at");

@@ -80,16 +80,28 @@ pub struct Account {
     pub id: Option<AccountId>,
 }
 
-/// A resolved list: one that is a primary list, and its user.
+impl Account {
+    /// The account with id `id`.
+    pub fn of(g: &Graph, id: AccountId) -> Account {
+        Account {
+            address: *g.address(id),
+            id: Some(id),
+        }
+    }
+}
+
+/// A resolved list: one that has a user (primary list or not), and its
+/// user.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ListUser {
     pub token_id: TokenId,
     pub user: AccountId,
 }
 
-/// A list that is not a primary list gives 404 "No User Found".
+/// A list that does not exist or whose user is the zero address gives
+/// 404 "No User Found".
 pub fn resolve_list(g: &Graph, token_id: TokenId) -> Result<ListUser, ApiError> {
-    let user = g.primary_list_user(token_id).ok_or(ApiError::NoUserFound)?;
+    let user = g.list_user(token_id).ok_or(ApiError::NoUserFound)?;
     Ok(ListUser { token_id, user })
 }
 

@@ -66,31 +66,58 @@ impl AppState {
 pub fn routes(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (WarpResponse,), Error = Infallible> + Clone {
-    warp::method().and(warp::path::full()).and(raw_query()).map(
-        move |method: Method, path: FullPath, query: String| {
-            let mut r = respond(&state, &method, path.as_str(), &query);
-            r.headers_mut().insert(
-                header::ACCESS_CONTROL_ALLOW_ORIGIN,
-                HeaderValue::from_static("*"),
-            );
-            r
-        },
-    )
+    warp::method()
+        .and(warp::path::full())
+        .and(raw_query())
+        .and(requested_headers())
+        .map(
+            move |method: Method, path: FullPath, query: String, requested: Option<String>| {
+                let request = Incoming {
+                    method: &method,
+                    raw_path: path.as_str(),
+                    query: &query,
+                    requested_headers: requested.as_deref(),
+                };
+                let mut r = respond(&state, &request);
+                r.headers_mut().insert(
+                    header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                    HeaderValue::from_static("*"),
+                );
+                r
+            },
+        )
 }
 
 fn raw_query() -> impl Filter<Extract = (String,), Error = Infallible> + Clone {
     warp::query::raw().or(warp::any().map(String::new)).unify()
 }
 
+/// A preflight's `Access-Control-Request-Headers`, echoed in its answer
+/// (one that is not visible ASCII is as if absent).
+fn requested_headers() -> impl Filter<Extract = (Option<String>,), Error = Infallible> + Clone {
+    warp::header::optional::<String>("access-control-request-headers")
+        .or(warp::any().map(|| None))
+        .unify()
+}
+
+/// What `respond` reads of a request.
+struct Incoming<'a> {
+    method: &'a Method,
+    raw_path: &'a str,
+    query: &'a str,
+    requested_headers: Option<&'a str>,
+}
+
 /// The URI limit (414, before routing, uncounted), then the operations
 /// endpoint or API endpoint the path names, else 404.
-fn respond(state: &AppState, method: &Method, raw_path: &str, query: &str) -> WarpResponse {
+fn respond(state: &AppState, request: &Incoming<'_>) -> WarpResponse {
+    let (method, raw_path, query) = (request.method, request.raw_path, request.query);
     let max = state.max_uri_bytes;
     if raw_path.len() + query.len() > max {
         return error_response(&ApiError::UriTooLong { max });
     }
     if let Some(op) = Operation::at(raw_path) {
-        return operations::respond(state, op, method);
+        return operations::respond(state, op, request);
     }
     let (decoded, route) = api::route(raw_path);
     let Some(route) = route else {
@@ -98,6 +125,13 @@ fn respond(state: &AppState, method: &Method, raw_path: &str, query: &str) -> Wa
         return error_response(&ApiError::UnknownPath(decoded));
     };
     let started = Instant::now();
+    if method == Method::OPTIONS {
+        let r = preflight(route.endpoint.method(), request.requested_headers);
+        state
+            .metrics
+            .observe(Some(route.endpoint), 204, started.elapsed());
+        return r;
+    }
     let result = guarded(raw_path, || answer(state, method, decoded, &route, query));
     state
         .metrics
@@ -115,9 +149,6 @@ fn answer(
     query: &str,
 ) -> Result<WarpResponse, ApiError> {
     let allowed = route.endpoint.method();
-    if method == Method::OPTIONS {
-        return Ok(preflight(allowed));
-    }
     if !allowed.accepts(method.as_str()) {
         return Err(ApiError::MethodNotAllowed {
             method: method.as_str().to_owned(),
@@ -208,8 +239,9 @@ fn static_body(len: usize) -> Bytes {
     Bytes::from(body)
 }
 
-/// 204 to a CORS preflight, which validates nothing.
-fn preflight(allowed: api::Method) -> WarpResponse {
+/// 204 to a CORS preflight, which validates nothing; the headers asked
+/// for are allowed as sent.
+fn preflight(allowed: api::Method, requested_headers: Option<&str>) -> WarpResponse {
     let mut r = Response::new(Bytes::new().into());
     *r.status_mut() = StatusCode::NO_CONTENT;
     let h = r.headers_mut();
@@ -217,10 +249,9 @@ fn preflight(allowed: api::Method) -> WarpResponse {
         header::ACCESS_CONTROL_ALLOW_METHODS,
         HeaderValue::from_static(allowed.allowed()),
     );
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("*"),
-    );
+    if let Some(value) = requested_headers.and_then(|v| HeaderValue::from_str(v).ok()) {
+        h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, value);
+    }
     h.insert(
         header::ACCESS_CONTROL_MAX_AGE,
         HeaderValue::from_static("86400"),

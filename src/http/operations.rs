@@ -11,12 +11,13 @@ use bytes::Bytes;
 use warp::http::{header, HeaderValue, Method, Response, StatusCode};
 use warp::reply::Response as WarpResponse;
 
-use super::{error_response, guarded, json_response, preflight, status_of, AppState};
+use super::{error_response, guarded, json_response, preflight, status_of, AppState, Incoming};
 use crate::api::Operation;
 use crate::error::ApiError;
 
-pub(super) fn respond(state: &AppState, op: Operation, method: &Method) -> WarpResponse {
+pub(super) fn respond(state: &AppState, op: Operation, request: &Incoming<'_>) -> WarpResponse {
     let started = Instant::now();
+    let method = request.method;
     let path = op.path();
     let allowed = op.method();
     let result = if op == Operation::DebugPanic && !state.debug_panic_route {
@@ -24,7 +25,7 @@ pub(super) fn respond(state: &AppState, op: Operation, method: &Method) -> WarpR
     } else if allowed.accepts(method.as_str()) {
         guarded(path, || Ok(render(state, op)))
     } else if method == Method::OPTIONS {
-        Ok(preflight(allowed))
+        Ok(preflight(allowed, request.requested_headers))
     } else {
         Err(ApiError::MethodNotAllowed {
             method: method.as_str().to_owned(),
