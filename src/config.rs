@@ -57,7 +57,9 @@ pub struct ServeConfig {
     #[arg(long, env = "FOLLOWGRAPH_MAX_LIMIT", default_value_t = 1000)]
     pub max_limit: u64,
     /// Most connections served at once; further ones wait in the backlog.
-    #[arg(long, env = "FOLLOWGRAPH_MAX_CONNECTIONS", default_value_t = 1024)]
+    /// Each takes a file descriptor: the open-files limit (`ulimit -n`)
+    /// must be above it (the server warns at start when it is not).
+    #[arg(long, env = "FOLLOWGRAPH_MAX_CONNECTIONS", default_value_t = 10_000)]
     pub max_connections: usize,
     /// Seconds a client may take to send a request's headers (also how
     /// long an idle keep-alive connection is kept).

@@ -29,7 +29,9 @@
 //!    (pacing: a Lua `delay()` holding a per-thread schedule on
 //!    CLOCK_MONOTONIC through LuaJIT's ffi; latency is measured by wrk from
 //!    the send, i.e. not corrected for coordinated omission).
-//! 5. Prints a markdown table and writes JSON + markdown + an SVG latency
+//! 5. The burst (`burst.rs`): 2,000 connections at once on the profile
+//!    calls, for connection errors, non-200 answers and memory growth.
+//! 6. Prints a markdown table and writes JSON + markdown + an SVG latency
 //!    plot (full runs: `benches/results/` and the results section of
 //!    `BENCHMARKS.md`; quick runs: `target/followgraph-bench/` unless
 //!    `--save`).
@@ -45,6 +47,7 @@
 //! `measure` (one scenario against its baseline), `report`, `markdown` and
 //! `svg` (the results).
 
+mod burst;
 mod client;
 mod load;
 mod markdown;
@@ -63,11 +66,12 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::burst::run_burst;
 use crate::load::{measure_load, measure_reload};
 use crate::measure::run_scenario;
 use crate::options::Opts;
 use crate::report::{now_ms, write_report, Run};
-use crate::scenarios::{PathDraws, SCENARIOS};
+use crate::scenarios::{Kind, PathDraws, SCENARIOS};
 use crate::snapshot::ensure_snapshot;
 use crate::subjects::collect_subjects;
 
@@ -113,6 +117,14 @@ fn main() {
             run_scenario(&o, &server, sc, paths, &work)
         })
         .collect();
+    let burst = o
+        .scenarios
+        .as_ref()
+        .is_none_or(|only| only.iter().any(|n| n == "burst"))
+        .then(|| {
+            let paths = draws.fresh_paths(Kind::Profile, &subjects, o.paths);
+            run_burst(&o, &server, &paths, &work)
+        });
     let rss_after_run = server.rss();
     server.stop();
 
@@ -124,6 +136,7 @@ fn main() {
         load,
         reload,
         results,
+        burst,
         rss_after_run,
     };
     write_report(&o, &run, &work);

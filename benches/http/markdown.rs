@@ -137,6 +137,29 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
         "\nLatency percentiles of every scenario (closed loop) beside its baseline: \
          [`{svg_name}`](benches/results/{svg_name})\n\n![latency](benches/results/{svg_name})\n"
     );
+    let b = &r["burst"];
+    if !b.is_null() {
+        let w = &b["server"];
+        let _ = writeln!(
+            m,
+            "Burst: {} connections opened at once, {} s of {}: {:.0} req/s, p50 {} ms, p99 {} ms, p99.9 {} ms; \
+             {} socket errors, {} non-2xx answers of {} requests; RSS {} before, {} at peak (+{}), {} after.\n",
+            b["connections"],
+            b["duration_s"],
+            b["requests"].as_str().unwrap_or(""),
+            w["rps"].as_f64().unwrap_or(0.0),
+            ms(w["latency_us"]["p50"].as_f64().unwrap_or(0.0)),
+            ms(w["latency_us"]["p99"].as_f64().unwrap_or(0.0)),
+            ms(w["latency_us"]["p99.9"].as_f64().unwrap_or(0.0)),
+            w["socket_errors"],
+            w["non_2xx"],
+            w["requests"],
+            mib(b["rss_before_bytes"].as_u64().unwrap_or(0)),
+            mib(b["rss_peak_bytes"].as_u64().unwrap_or(0)),
+            mib(b["rss_growth_bytes"].as_u64().unwrap_or(0)),
+            mib(b["rss_after_bytes"].as_u64().unwrap_or(0)),
+        );
+    }
     let rl = &l["reload"];
     let _ = writeln!(m, "| load and memory | measured |\n|---|---:|");
     let _ = writeln!(

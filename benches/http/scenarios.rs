@@ -21,7 +21,17 @@ pub enum Kind {
     Notifications,
     UserFollowers(&'static str),
     ListFollowers(&'static str),
+    UserAccount,
+    UserDetails,
+    UserStats,
+    ListStats,
+    UserLists,
+    /// `/leaderboard/ranked` with this `sort`.
+    Ranked(&'static str),
+    LeaderboardCount,
     Mix,
+    /// Account and users details, half each (the burst's requests).
+    Profile,
 }
 
 pub struct Scenario {
@@ -59,6 +69,8 @@ const fn fresh(
 const RATIO: Option<f64> = Some(0.8);
 /// p99 under 2 ms at half the scenario's throughput.
 const P99: Option<f64> = Some(2000.0);
+/// Throughput of a ranked page at least 0.6x the baseline's.
+const RANKED: Option<f64> = Some(0.6);
 
 /// Every scenario, in the order they run.
 #[rustfmt::skip]
@@ -74,6 +86,17 @@ pub const SCENARIOS: &[Scenario] = &[
     fresh("user_badges", Kind::UserBadges, RATIO, P99, "GET /users/{a}/badges"),
     fresh("list_badges", Kind::ListBadges, RATIO, P99, "GET /lists/{id}/badges"),
     fresh("search", Kind::Search, Some(0.5), None, "GET /leaderboard/search?term=<3-6 chars of a name, or 0x+2-6 hex>&limit=10"),
+    fresh("user_account", Kind::UserAccount, RATIO, P99, "GET /users/{a}/account"),
+    fresh("user_details", Kind::UserDetails, RATIO, P99, "GET /users/{a}/details"),
+    fresh("user_stats", Kind::UserStats, RATIO, P99, "GET /users/{a}/stats"),
+    fresh("list_stats", Kind::ListStats, RATIO, P99, "GET /lists/{id}/stats"),
+    fresh("user_lists", Kind::UserLists, RATIO, P99, "GET /users/{a}/lists"),
+    fresh("ranked_mutuals", Kind::Ranked("mutuals"), RANKED, None, "GET /leaderboard/ranked?sort=mutuals&limit=10 (offset 0 70%, else up to 990; direction=asc 20%)"),
+    fresh("ranked_followers", Kind::Ranked("followers"), RANKED, None, "same, sort=followers"),
+    fresh("ranked_following", Kind::Ranked("following"), RANKED, None, "same, sort=following"),
+    fresh("ranked_blocked", Kind::Ranked("blocked"), RANKED, None, "same, sort=blocked"),
+    fresh("ranked_top8", Kind::Ranked("top8"), RANKED, None, "same, sort=top8"),
+    fresh("leaderboard_count", Kind::LeaderboardCount, RATIO, P99, "GET /leaderboard/count"),
     fresh("mix", Kind::Mix, None, None, "weighted mix: user followers 25%, list followers 10%, notifications 20%, details 15%, user badges 10%, list badges 5%, search 15%"),
     Scenario { cached: true, ..fresh("mix_cached", Kind::Mix, None, None, "the mix's paths without cache=fresh, after a pass over every path") },
 ];
@@ -92,6 +115,13 @@ impl PathDraws {
             rng: ModuloRng(seed),
             drawn: Vec::new(),
         }
+    }
+
+    /// `n` paths of `kind`, each with `cache=fresh`.
+    pub fn fresh_paths(&mut self, kind: Kind, subjects: &Subjects, n: usize) -> Vec<String> {
+        (0..n)
+            .map(|_| with_fresh(&make_path(kind, subjects, &mut self.rng)))
+            .collect()
     }
 
     /// `n` paths of scenario `sc`, with `cache=fresh` unless it is cached;
@@ -188,6 +218,30 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
                 "{API}/lists/{list}/followers?{}",
                 followers_params(rng, sort)
             )
+        }
+        Kind::UserAccount => format!("{API}/users/{}/account", s.account(rng).ident(rng)),
+        Kind::UserDetails => format!("{API}/users/{}/details", s.account(rng).ident(rng)),
+        Kind::UserStats => format!("{API}/users/{}/stats", s.account(rng).ident(rng)),
+        Kind::ListStats => format!("{API}/lists/{}/stats", s.list(rng)),
+        Kind::UserLists => format!("{API}/users/{}/lists", s.account(rng).ident(rng)),
+        Kind::Ranked(sort) => {
+            let mut q = format!("sort={sort}&limit=10");
+            if rng.with_probability(0.3) {
+                let _ = write!(q, "&offset={}", 10 * (1 + rng.below(99)));
+            }
+            if rng.with_probability(0.2) {
+                q.push_str("&direction=asc");
+            }
+            format!("{API}/leaderboard/ranked?{q}")
+        }
+        Kind::LeaderboardCount => format!("{API}/leaderboard/count"),
+        Kind::Profile => {
+            let k = if rng.with_probability(0.5) {
+                Kind::UserAccount
+            } else {
+                Kind::UserDetails
+            };
+            make_path(k, s, rng)
         }
         Kind::Mix => {
             let sort = *rng.pick_item(&["latest", "latest", "earliest", "followers"]);

@@ -42,7 +42,7 @@ impl Server {
         let log_file = std::fs::File::create(log)
             .unwrap_or_else(|e| die(&format!("cannot create {}: {e}", log.display())));
         let spawned = Instant::now();
-        let mut child = Command::new(binary)
+        let mut child = crate::wrk::raised_open_files(binary)
             .arg("serve")
             .args(args)
             .env("RUST_LOG", "info")

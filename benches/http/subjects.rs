@@ -1,7 +1,6 @@
 //! The subjects requests name, collected through the API itself: random
 //! list ids give random accounts (with their names and primary lists), the
-//! leaderboard top gives the hubs, and the followers of the top hubs give
-//! the hubs' lists.
+//! leaderboard top gives the hubs, and `/primary-list` the hubs' lists.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -149,31 +148,13 @@ pub fn collect_subjects(o: &Opts, addr: &str, tables: &Value, created_at: &str) 
     }
 }
 
-/// The hubs' primary lists, found through the API: hubs follow hubs, so
-/// the followers of the top hubs sorted by follower count (hubs first)
-/// carry most hubs' `svc_list_nft_token_id`.
+/// The hubs' primary lists (`/users/{a}/primary-list`).
 fn hub_lists(addr: &str, hubs: &[(String, Option<String>)]) -> HashMap<String, u64> {
-    let mut found = HashMap::new();
-    for (hub, _) in hubs.iter().take(20) {
-        let Ok(a) = http_get(
-            addr,
-            &format!("{API}/users/{hub}/followers?sort=followers&limit=1000&cache=fresh"),
-        ) else {
-            continue;
-        };
-        for e in a.json()["followers"].as_array().into_iter().flatten() {
-            if let (Some(f), Some(list)) = (
-                e["address"].as_str(),
-                e["svc_list_nft_token_id"]
-                    .as_str()
-                    .and_then(|s| s.parse::<u64>().ok()),
-            ) {
-                found.insert(f.to_owned(), list);
-            }
-        }
-        if hubs.iter().all(|(h, _)| found.contains_key(h)) {
-            break;
-        }
-    }
-    found
+    hubs.iter()
+        .filter_map(|(hub, _)| {
+            let a = http_get(addr, &format!("{API}/users/{hub}/primary-list?cache=fresh")).ok()?;
+            let list = a.json()["primary_list"].as_str()?.parse().ok()?;
+            Some((hub.clone(), list))
+        })
+        .collect()
 }

@@ -234,6 +234,17 @@ pub fn merge_runs(runs: &[WrkResult]) -> WrkResult {
     }
 }
 
+/// `program` started through `sh` with its open-files limit raised to the
+/// hard limit (a burst needs a descriptor per connection; the machine's
+/// limits stay as they are).
+pub fn raised_open_files(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(r#"ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@""#)
+        .arg(program);
+    c
+}
+
 /// One wrk run of `script` against `addr`.
 pub fn run_wrk(
     o: &Opts,
@@ -242,7 +253,7 @@ pub fn run_wrk(
     seconds: u64,
     connections: u32,
 ) -> Result<WrkResult, String> {
-    let out = Command::new(&o.wrk)
+    let out = raised_open_files(&o.wrk)
         .arg(format!("-t{}", o.threads))
         .arg(format!("-c{}", connections.max(o.threads)))
         .arg(format!("-d{seconds}s"))

@@ -72,8 +72,9 @@ impl ResponseCache {
             return;
         }
         let cost = key.cost() + body.len() + 64;
-        // One entry may not take more than an eighth of the bound.
-        if cost > self.max_bytes / 8 {
+        // One entry may take up to half of the bound: `/leaderboard/all`
+        // at a million accounts is ~70 MB and is cached like any answer.
+        if cost > self.max_bytes / 2 {
             return;
         }
         let entry = Entry {

@@ -259,7 +259,43 @@ fn preflight(allowed: api::Method, requested_headers: Option<&str>) -> WarpRespo
     r
 }
 
-/// Binds `config.listen`.
+/// Connections the kernel may queue before they are accepted (it caps
+/// this at `net.core.somaxconn`): a burst of thousands of connections
+/// opened at once queues while the accept loop drains it.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// Binds `config.listen`, and warns when the open-files limit is below
+/// what `max_connections` connections need.
 pub async fn bind(config: &ServeConfig) -> std::io::Result<tokio::net::TcpListener> {
-    tokio::net::TcpListener::bind(config.listen).await
+    let socket = match config.listen {
+        std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(config.listen)?;
+    let listener = socket.listen(LISTEN_BACKLOG)?;
+    if let Some(limit) = open_files_limit() {
+        // Descriptors besides connections: the listener, snapshot files
+        // during a reload, logs.
+        let needed = config.max_connections as u64 + 64;
+        if limit < needed {
+            tracing::warn!(
+                open_files_limit = limit,
+                max_connections = config.max_connections,
+                "the open-files limit is below --max-connections: connections past it fail to be accepted; raise it (ulimit -n {needed}) or lower --max-connections"
+            );
+        }
+    }
+    Ok(listener)
+}
+
+/// The soft `Max open files` of this process (`/proc/self/limits`).
+fn open_files_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
