@@ -8,6 +8,10 @@ use crate::support::*;
 
 const NULL_ENS: &str = r#"{"name":null,"avatar":null,"header":null,"display":null,"records":{},"chains":{},"fresh":null,"resolver":null,"errors":{}}"#;
 
+fn null_ens() -> serde_json::Value {
+    serde_json::from_str(NULL_ENS).unwrap()
+}
+
 #[test]
 fn details_with_ens_row_exact_text() {
     let srv = TestServer::start(&graph());
@@ -124,11 +128,36 @@ fn details_token_id_leading_zeros() {
 }
 
 #[test]
-fn details_not_primary_lists_are_no_user_found() {
+fn details_of_a_list_that_is_not_primary_is_its_users() {
     let srv = TestServer::start(&graph());
-    // 5: A's second list; 6: E's list, E's primary_lists row names list 1
-    // (someone else's list) and is ignored; 99: does not exist.
-    for id in ["5", "6", "99", "8", "18446744073709551615"] {
+    // 5 is A's second list: A's details, primary_list "1", byte for byte
+    // the answer of A's primary list 1.
+    let one = srv.get("/api/v1/lists/1/details");
+    assert_eq!(one.status, 200, "{}", one.text());
+    assert_text(&srv.get("/api/v1/lists/5/details"), 200, &one.text());
+    // 6 is E's list; E's primary_lists row names list 1 (A's) and is
+    // ignored, so E has no primary list; E's only data is invisible (a
+    // record in A's list 5): every count 0.
+    assert_text(
+        &srv.get("/api/v1/lists/6/details"),
+        200,
+        &format!(
+            concat!(
+                r#"{{"address":"0x5555555555555555555555555555555555555555","ens":{},"#,
+                r#""ranks":{{"mutuals_rank":"0","followers_rank":"0","following_rank":"0","top8_rank":"0","blocks_rank":"0"}},"#,
+                r#""primary_list":null}}"#
+            ),
+            NULL_ENS
+        ),
+    );
+}
+
+#[test]
+fn details_of_a_list_without_user_is_no_user_found() {
+    let srv = TestServer::start(&graph());
+    // 8: user is the zero address; 99 (records but no lists row), 9 and
+    // u64::MAX: not in lists.
+    for id in ["8", "99", "9", "18446744073709551615"] {
         assert_no_user_found(&srv.get(&format!("/api/v1/lists/{id}/details")));
     }
 }
@@ -209,8 +238,47 @@ fn details_count_block_and_mute_records() {
             NULL_ENS
         ),
     );
-    assert_no_user_found(&srv.get("/api/v1/lists/36/details"));
-    assert_no_user_found(&srv.get("/api/v1/lists/39/details"));
+}
+
+#[test]
+fn details_of_lists_that_are_not_primary() {
+    // fixtures::followers. 36 is F1's second list: F1's details (primary
+    // list 31). F1: followers 1 (T6; W's list 39 is not primary) -> rank 4
+    // after T6 6, F5 4, F2 2; following 4 (T6, F4, F5, W) -> rank 2 after
+    // T6 5; mutuals 1 (T6) -> rank 2 after T6 5; no top8, no block.
+    let srv = TestServer::start(&followers());
+    let f1 = format!(
+        concat!(
+            r#"{{"address":"0x1111111111111111111111111111111111111111","ens":{},"#,
+            r#""ranks":{{"mutuals_rank":"2","followers_rank":"4","following_rank":"2","top8_rank":"0","blocks_rank":"0"}},"#,
+            r#""primary_list":"31"}}"#
+        ),
+        NULL_ENS
+    );
+    assert_text(&srv.get("/api/v1/lists/36/details"), 200, &f1);
+    assert_text(&srv.get("/api/v1/lists/31/details"), 200, &f1);
+    // 39 is W's list and W has no primary list (its row names F1's 31):
+    // W's followers 1 (F1) -> rank 4; nothing else.
+    assert_json(
+        &srv.get("/api/v1/lists/39/details"),
+        200,
+        json!({"address": W, "ens": null_ens(),
+               "ranks": {"mutuals_rank": "0", "followers_rank": "4", "following_rank": "0",
+                         "top8_rank": "0", "blocks_rank": "0"},
+               "primary_list": null}),
+    );
+    // 38 is F8's list (F8's row names the missing list 40): no counts.
+    assert_json(
+        &srv.get("/api/v1/lists/38/details"),
+        200,
+        json!({"address": F8, "ens": null_ens(),
+               "ranks": {"mutuals_rank": "0", "followers_rank": "0", "following_rank": "0",
+                         "top8_rank": "0", "blocks_rank": "0"},
+               "primary_list": null}),
+    );
+    // 41: user is the zero address (it holds a record of T6); 40: missing.
+    assert_no_user_found(&srv.get("/api/v1/lists/41/details"));
+    assert_no_user_found(&srv.get("/api/v1/lists/40/details"));
 }
 
 #[test]

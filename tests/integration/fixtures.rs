@@ -32,6 +32,24 @@ impl Builder {
         self
     }
 
+    /// A list whose user, owner and manager differ (`user` may be the
+    /// zero address: a list without a user).
+    pub fn list_roles(
+        &mut self,
+        token_id: u64,
+        user: &str,
+        owner: &str,
+        manager: &str,
+    ) -> &mut Self {
+        self.t.lists.push(ListRow {
+            token_id,
+            user: addr(user),
+            owner: addr(owner),
+            manager: addr(manager),
+        });
+        self
+    }
+
     pub fn primary(&mut self, who: &str, token_id: u64) -> &mut Self {
         self.t.primary_lists.push(PrimaryListRow {
             address: addr(who),
@@ -119,7 +137,8 @@ pub fn s(text: &str) -> Option<String> {
 // lists: 1 A (primary), 2 B (primary), 3 C (primary), 4 D (primary),
 //        5 A (not primary: A's primary is 1), 6 E (not primary: E's
 //        primary_lists row names list 1, whose user is A -> ignored),
-//        7 F (primary, no records).
+//        7 F (primary, no records), 8 user zero address (no user), owner
+//        and manager G (no records).
 //
 // Records in primary lists:
 //   1 (A): D, B, C         2 (B): D, A         3 (C): D, A, B
@@ -158,6 +177,7 @@ pub fn graph() -> Tables {
         .list(6, E)
         .primary(E, 1)
         .primary_list(7, F)
+        .list_roles(8, ZERO, G, G)
         .primary(H, 99);
     b.record(1, D, S)
         .record(1, B, S + 1)
@@ -227,14 +247,18 @@ pub fn graph() -> Tables {
 // P holds 177709 (owner stored checksummed) and 200000 (owner lower-case);
 // Q holds 178064. Event positions: 178064 -> 10, 177709 -> 20, 200000 -> 30
 // (rows written out of position order).
-// lists: 10 P (primary), 11 Q (primary), 12 P (not primary).
+// lists: 10 P (primary), 11 Q (primary), 12 P (not primary), 14 user
+// zero address (no user), owner P.
 pub const P: &str = "0xc9c3a4337a1bba75d0860a1a81f7b990dc607334";
 pub const P_MIXED: &str = "0xC9C3A4337a1bBa75D0860A1A81f7B990dc607334";
 pub const Q: &str = "0x00000000000000000000000000000000000000aa";
 
 pub fn badges() -> Tables {
     let mut b = Builder::new();
-    b.primary_list(10, P).primary_list(11, Q).list(12, P);
+    b.primary_list(10, P)
+        .primary_list(11, Q)
+        .list(12, P)
+        .list_roles(14, ZERO, P, P);
     b.ens_name(P, "Bob12.eth").ens_name(Q, "Über.eth");
     b.t.badge_events = vec![
         BadgeEventRow {
@@ -368,6 +392,8 @@ pub fn notifications() -> Tables {
 // F1's list 36 is not primary (record + tag "secret" on T6: invisible).
 // W (0xaa..) has no primary list (its primary_lists row names list 31,
 // F1's); W's own list 39 (not primary) has a record of F1.
+// List 41's user is the zero address (owner F1): its record of T6 is
+// invisible.
 //
 // records (updated_at relative to S, ms):
 //   30 (T6): T6 +0, F1, F2 [mute], F3 [block], F5 [block, mute]
@@ -403,7 +429,8 @@ pub fn followers() -> Tables {
         .list(38, F8)
         .primary(F8, 40)
         .list(39, W)
-        .primary(W, 31);
+        .primary(W, 31)
+        .list_roles(41, ZERO, F1, F1);
     b.ens_name(T6, "Target.eth");
     // T6's list
     b.record(30, T6, S + 2000)
@@ -441,7 +468,8 @@ pub fn followers() -> Tables {
         .tag(36, T6, "secret", S)
         .tag(37, T6, "friend", S)
         .record(38, T6, S + 9000)
-        .record(39, F1, S + 100);
+        .record(39, F1, S + 100)
+        .record(41, T6, S + 9000);
     b.build()
 }
 
@@ -473,3 +501,5 @@ pub fn bulk() -> Tables {
     }
     b.build()
 }
+
+pub const ZERO: &str = "0x0000000000000000000000000000000000000000";
