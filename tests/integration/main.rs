@@ -6,6 +6,7 @@ mod fixtures;
 mod pg;
 mod support;
 
+mod account;
 mod badges;
 mod details;
 mod differential;
@@ -20,3 +21,4 @@ mod protocol;
 mod reload;
 mod running;
 mod s3;
+mod stats;
