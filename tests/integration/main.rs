@@ -18,6 +18,7 @@ mod leaderboard;
 mod limits;
 mod notifications;
 mod protocol;
+mod ranked;
 mod reload;
 mod running;
 mod s3;
