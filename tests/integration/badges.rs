@@ -104,9 +104,22 @@ fn list_badges_reports_on_the_lists_user() {
 }
 
 #[test]
-fn list_badges_not_primary_or_missing() {
+fn list_badges_of_a_list_that_is_not_primary() {
     let srv = TestServer::start(&badges());
-    for id in ["12", "13", "18446744073709551615"] {
+    // 12 is P's second list: P's badges.
+    assert_text(&srv.get("/api/v1/lists/12/badges"), 200, P_BADGES);
+    assert_text(
+        &srv.get("/api/v1/lists/0012/badges?cache=fresh"),
+        200,
+        P_BADGES,
+    );
+}
+
+#[test]
+fn list_badges_without_user() {
+    let srv = TestServer::start(&badges());
+    // 14: user is the zero address (owner P); 13, u64::MAX: not in lists.
+    for id in ["14", "13", "18446744073709551615"] {
         assert_no_user_found(&srv.get(&format!("/api/v1/lists/{id}/badges")));
     }
 }

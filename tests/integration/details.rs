@@ -1,12 +1,17 @@
-//! GET /lists/{token_id}/details (see fixtures::graph for the numbers).
+//! GET /lists/{token_id}/details (1, see fixtures::graph for the numbers)
+//! and /users/{addressOrENS}/details (10, fixtures::accounts).
 
 use followgraph::snapshot::EnsRow;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::fixtures::*;
 use crate::support::*;
 
 const NULL_ENS: &str = r#"{"name":null,"avatar":null,"header":null,"display":null,"records":{},"chains":{},"fresh":null,"resolver":null,"errors":{}}"#;
+
+fn null_ens() -> serde_json::Value {
+    serde_json::from_str(NULL_ENS).unwrap()
+}
 
 #[test]
 fn details_with_ens_row_exact_text() {
@@ -124,11 +129,36 @@ fn details_token_id_leading_zeros() {
 }
 
 #[test]
-fn details_not_primary_lists_are_no_user_found() {
+fn details_of_a_list_that_is_not_primary_is_its_users() {
     let srv = TestServer::start(&graph());
-    // 5: A's second list; 6: E's list, E's primary_lists row names list 1
-    // (someone else's list) and is ignored; 99: does not exist.
-    for id in ["5", "6", "99", "8", "18446744073709551615"] {
+    // 5 is A's second list: A's details, primary_list "1", byte for byte
+    // the answer of A's primary list 1.
+    let one = srv.get("/api/v1/lists/1/details");
+    assert_eq!(one.status, 200, "{}", one.text());
+    assert_text(&srv.get("/api/v1/lists/5/details"), 200, &one.text());
+    // 6 is E's list; E's primary_lists row names list 1 (A's) and is
+    // ignored, so E has no primary list; E's only data is invisible (a
+    // record in A's list 5): every count 0.
+    assert_text(
+        &srv.get("/api/v1/lists/6/details"),
+        200,
+        &format!(
+            concat!(
+                r#"{{"address":"0x5555555555555555555555555555555555555555","ens":{},"#,
+                r#""ranks":{{"mutuals_rank":"0","followers_rank":"0","following_rank":"0","top8_rank":"0","blocks_rank":"0"}},"#,
+                r#""primary_list":null}}"#
+            ),
+            NULL_ENS
+        ),
+    );
+}
+
+#[test]
+fn details_of_a_list_without_user_is_no_user_found() {
+    let srv = TestServer::start(&graph());
+    // 8: user is the zero address; 99 (records but no lists row), 9 and
+    // u64::MAX: not in lists.
+    for id in ["8", "99", "9", "18446744073709551615"] {
         assert_no_user_found(&srv.get(&format!("/api/v1/lists/{id}/details")));
     }
 }
@@ -209,8 +239,47 @@ fn details_count_block_and_mute_records() {
             NULL_ENS
         ),
     );
-    assert_no_user_found(&srv.get("/api/v1/lists/36/details"));
-    assert_no_user_found(&srv.get("/api/v1/lists/39/details"));
+}
+
+#[test]
+fn details_of_lists_that_are_not_primary() {
+    // fixtures::followers. 36 is F1's second list: F1's details (primary
+    // list 31). F1: followers 1 (T6; W's list 39 is not primary) -> rank 4
+    // after T6 6, F5 4, F2 2; following 4 (T6, F4, F5, W) -> rank 2 after
+    // T6 5; mutuals 1 (T6) -> rank 2 after T6 5; no top8, no block.
+    let srv = TestServer::start(&followers());
+    let f1 = format!(
+        concat!(
+            r#"{{"address":"0x1111111111111111111111111111111111111111","ens":{},"#,
+            r#""ranks":{{"mutuals_rank":"2","followers_rank":"4","following_rank":"2","top8_rank":"0","blocks_rank":"0"}},"#,
+            r#""primary_list":"31"}}"#
+        ),
+        NULL_ENS
+    );
+    assert_text(&srv.get("/api/v1/lists/36/details"), 200, &f1);
+    assert_text(&srv.get("/api/v1/lists/31/details"), 200, &f1);
+    // 39 is W's list and W has no primary list (its row names F1's 31):
+    // W's followers 1 (F1) -> rank 4; nothing else.
+    assert_json(
+        &srv.get("/api/v1/lists/39/details"),
+        200,
+        json!({"address": W, "ens": null_ens(),
+               "ranks": {"mutuals_rank": "0", "followers_rank": "4", "following_rank": "0",
+                         "top8_rank": "0", "blocks_rank": "0"},
+               "primary_list": null}),
+    );
+    // 38 is F8's list (F8's row names the missing list 40): no counts.
+    assert_json(
+        &srv.get("/api/v1/lists/38/details"),
+        200,
+        json!({"address": F8, "ens": null_ens(),
+               "ranks": {"mutuals_rank": "0", "followers_rank": "0", "following_rank": "0",
+                         "top8_rank": "0", "blocks_rank": "0"},
+               "primary_list": null}),
+    );
+    // 41: user is the zero address (it holds a record of T6); 40: missing.
+    assert_no_user_found(&srv.get("/api/v1/lists/41/details"));
+    assert_no_user_found(&srv.get("/api/v1/lists/40/details"));
 }
 
 #[test]
@@ -245,4 +314,133 @@ fn details_ens_json_printed_as_stored() {
             r#""primary_list":"1"}"#
         ),
     );
+}
+
+// ------------------------------------------ 10: /users/{addressOrENS}/details
+// (fixtures::accounts for the counts)
+
+fn ranks(mutuals: &str, followers: &str, following: &str, top8: &str, blocks: &str) -> Value {
+    json!({"mutuals_rank": mutuals, "followers_rank": followers, "following_rank": following,
+           "top8_rank": top8, "blocks_rank": blocks})
+}
+
+fn name_only_ens(name: &str) -> Value {
+    json!({"name": name, "avatar": null, "header": null, "display": null,
+           "records": {}, "chains": {}, "fresh": null, "resolver": null, "errors": {}})
+}
+
+#[test]
+fn user_details_is_list_details_of_the_primary_list() {
+    let srv = TestServer::start(&accounts());
+    // K1: mutuals 3, followers 3, following 4, top8 2 (tied with K8):
+    // rank 1 each; never blocked.
+    let want = concat!(
+        r#"{"address":"0x1010101010101010101010101010101010101010","#,
+        r#""ens":{"name":"kay.eth","avatar":"https://example.com/kay.png","#,
+        r#""header":"https://example.com/kay-h.png","display":"Kay.eth","#,
+        r#""records":{"com.twitter":"kay"},"chains":{},"fresh":5,"resolver":null,"errors":{}},"#,
+        r#""ranks":{"mutuals_rank":"1","followers_rank":"1","following_rank":"1","top8_rank":"1","blocks_rank":"0"},"#,
+        r#""primary_list":"1"}"#
+    );
+    for target in [
+        format!("/api/v1/users/{K1}/details"),
+        "/api/v1/users/KAY.eth/details".to_owned(),
+        "/api/v1/lists/1/details".to_owned(),
+        // K1's other list stands for K1 too.
+        "/api/v1/lists/10/details".to_owned(),
+    ] {
+        assert_text(&srv.get(&target), 200, want);
+    }
+    // K3: mutuals 2 (rank 2, tied with K2), followers 2 (rank 2 with K2,
+    // K8), following 2 (rank 3 with K4), no top8, blocks 2 (rank 1).
+    let k3 = json!({"address": K3,
+        "ens": {"name": "three.eth", "avatar": "https://example.com/three.png", "header": null,
+                "display": null, "records": {}, "chains": {}, "fresh": null, "resolver": null,
+                "errors": {}},
+        "ranks": ranks("2", "2", "3", "0", "1"), "primary_list": "3"});
+    assert_json(
+        &srv.get(&format!("/api/v1/users/{K3}/details")),
+        200,
+        k3.clone(),
+    );
+    assert_json(&srv.get("/api/v1/lists/3/details"), 200, k3);
+}
+
+#[test]
+fn user_details_without_primary_list() {
+    let srv = TestServer::start(&accounts());
+    // K5: followed by K4 (rank 5 after 3, 2, 2, 2), blocked by K4 (rank
+    // 2 with K4); no primary list, so nothing else. Its list 20 answers
+    // the same.
+    let k5 = json!({"address": K5, "ens": name_only_ens("five.eth"),
+                    "ranks": ranks("0", "5", "0", "0", "2"), "primary_list": null});
+    assert_json(&srv.get("/api/v1/users/five.eth/details"), 200, k5.clone());
+    assert_json(&srv.get("/api/v1/lists/20/details"), 200, k5);
+    // K8: a target only: followers 2 (rank 2), top8 2 (rank 1).
+    assert_json(
+        &srv.get("/api/v1/users/eight.eth/details"),
+        200,
+        json!({"address": K8, "ens": name_only_ens("Eight.eth"),
+               "ranks": ranks("0", "2", "0", "1", "0"), "primary_list": null}),
+    );
+    // K6 is only an owner and a target in list 10 (not primary): not on
+    // the leaderboard.
+    assert_json(
+        &srv.get(&format!("/api/v1/users/{K6}/details")),
+        200,
+        json!({"address": K6, "ens": name_only_ens("six.eth"),
+               "ranks": ranks("0", "0", "0", "0", "0"), "primary_list": null}),
+    );
+    // No data at all, the zero address included (list 300's user).
+    for (who, shown) in [
+        (ZERO, ZERO),
+        (
+            "0xFEDCBA9876543210FEDCBA9876543210FEDCBA98",
+            "0xfedcba9876543210fedcba9876543210fedcba98",
+        ),
+    ] {
+        assert_text(
+            &srv.get(&format!("/api/v1/users/{who}/details")),
+            200,
+            &format!(
+                concat!(
+                    r#"{{"address":"{}","ens":{},"#,
+                    r#""ranks":{{"mutuals_rank":"0","followers_rank":"0","following_rank":"0","top8_rank":"0","blocks_rank":"0"}},"#,
+                    r#""primary_list":null}}"#
+                ),
+                shown, NULL_ENS
+            ),
+        );
+    }
+    assert_no_user_found(&srv.get("/api/v1/lists/300/details"));
+}
+
+#[test]
+fn user_details_unknown_names() {
+    let srv = TestServer::start(&accounts());
+    for who in ["nobody.eth", "0x123", "0x", "%E2%98%83"] {
+        assert_bad_ens(&srv.get(&format!("/api/v1/users/{who}/details")));
+        assert_bad_ens(&srv.get(&format!("/api/v1/users/{who}/details?cache=fresh")));
+    }
+}
+
+/// API.md invariant: 10 = 1 of the primary list byte for byte, for every
+/// account with a primary list (fixtures::graph).
+#[test]
+fn user_details_equal_primary_list_details() {
+    let srv = TestServer::start(&graph());
+    for (who, list) in [(A, 1), (B, 2), (C, 3), (D, 4), (F, 7)] {
+        let one = srv.get(&format!("/api/v1/lists/{list}/details"));
+        assert_eq!(one.status, 200, "{}", one.text());
+        assert_text(
+            &srv.get(&format!("/api/v1/users/{who}/details")),
+            200,
+            &one.text(),
+        );
+        let cached = srv.get(&format!("/api/v1/users/{who}/details"));
+        assert_text(&cached, 200, &one.text());
+        let head = srv.head(&format!("/api/v1/users/{who}/details"));
+        assert_eq!(head.status, 200);
+        assert!(head.body.is_empty());
+    }
 }

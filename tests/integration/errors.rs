@@ -4,7 +4,8 @@ use crate::fixtures::*;
 use crate::support::*;
 
 /// One valid request path per endpoint (fixtures::graph).
-pub const KNOWN: [&str; 7] = [
+/// One path of every GET endpoint served (fixtures::graph answers 200).
+pub const KNOWN: [&str; 18] = [
     "/api/v1/lists/1/details",
     "/api/v1/users/alice.eth/badges",
     "/api/v1/lists/1/badges",
@@ -12,6 +13,17 @@ pub const KNOWN: [&str; 7] = [
     "/api/v1/users/0x1111111111111111111111111111111111111111/notifications",
     "/api/v1/users/alice.eth/followers",
     "/api/v1/lists/1/followers",
+    "/api/v1/users/alice.eth/account",
+    "/api/v1/lists/5/account",
+    "/api/v1/users/alice.eth/details",
+    "/api/v1/users/alice.eth/stats",
+    "/api/v1/lists/5/stats",
+    "/api/v1/users/alice.eth/lists",
+    "/api/v1/users/alice.eth/primary-list",
+    "/api/v1/leaderboard/ranked",
+    "/api/v1/leaderboard/count",
+    "/api/v1/leaderboard/all",
+    "/api/v1/stats",
 ];
 
 #[test]
@@ -37,10 +49,17 @@ fn unknown_paths_are_404_with_decoded_path() {
         ),
         ("/api/v1/leaderboard/search/", "/api/v1/leaderboard/search/"),
         ("/api/v1/leaderboard", "/api/v1/leaderboard"),
+        // v1 endpoints that are not served (API.md "Not served").
         (
-            "/api/v1/users/alice.eth/details",
-            "/api/v1/users/alice.eth/details",
+            "/api/v1/users/alice.eth/recommended",
+            "/api/v1/users/alice.eth/recommended",
         ),
+        ("/api/v1/discover", "/api/v1/discover"),
+        (
+            "/api/v1/leaderboard/followers",
+            "/api/v1/leaderboard/followers",
+        ),
+        ("/api/v1/stats/", "/api/v1/stats/"),
         (
             "/api/v1/lists/1/notifications",
             "/api/v1/lists/1/notifications",
@@ -189,7 +208,14 @@ fn error_precedence() {
     );
     // And then the unknown account / list.
     assert_bad_ens(&srv.get("/api/v1/users/0x123/followers?limit=5"));
-    assert_no_user_found(&srv.get("/api/v1/lists/5/followers?limit=5"));
+    assert_no_user_found(&srv.get("/api/v1/lists/99/followers?limit=5"));
+    // List 8's user is the zero address.
+    assert_no_user_found(&srv.get("/api/v1/lists/8/stats?cache=fresh"));
+    // Parameters before a list without a user too.
+    assert_400(
+        &srv.get("/api/v1/lists/8/followers?limit=x"),
+        "limit must be a non-negative integer",
+    );
 }
 
 #[test]

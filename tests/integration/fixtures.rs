@@ -32,6 +32,24 @@ impl Builder {
         self
     }
 
+    /// A list whose user, owner and manager differ (`user` may be the
+    /// zero address: a list without a user).
+    pub fn list_roles(
+        &mut self,
+        token_id: u64,
+        user: &str,
+        owner: &str,
+        manager: &str,
+    ) -> &mut Self {
+        self.t.lists.push(ListRow {
+            token_id,
+            user: addr(user),
+            owner: addr(owner),
+            manager: addr(manager),
+        });
+        self
+    }
+
     pub fn primary(&mut self, who: &str, token_id: u64) -> &mut Self {
         self.t.primary_lists.push(PrimaryListRow {
             address: addr(who),
@@ -119,7 +137,8 @@ pub fn s(text: &str) -> Option<String> {
 // lists: 1 A (primary), 2 B (primary), 3 C (primary), 4 D (primary),
 //        5 A (not primary: A's primary is 1), 6 E (not primary: E's
 //        primary_lists row names list 1, whose user is A -> ignored),
-//        7 F (primary, no records).
+//        7 F (primary, no records), 8 user zero address (no user), owner
+//        and manager G (no records).
 //
 // Records in primary lists:
 //   1 (A): D, B, C         2 (B): D, A         3 (C): D, A, B
@@ -158,6 +177,7 @@ pub fn graph() -> Tables {
         .list(6, E)
         .primary(E, 1)
         .primary_list(7, F)
+        .list_roles(8, ZERO, G, G)
         .primary(H, 99);
     b.record(1, D, S)
         .record(1, B, S + 1)
@@ -227,14 +247,18 @@ pub fn graph() -> Tables {
 // P holds 177709 (owner stored checksummed) and 200000 (owner lower-case);
 // Q holds 178064. Event positions: 178064 -> 10, 177709 -> 20, 200000 -> 30
 // (rows written out of position order).
-// lists: 10 P (primary), 11 Q (primary), 12 P (not primary).
+// lists: 10 P (primary), 11 Q (primary), 12 P (not primary), 14 user
+// zero address (no user), owner P.
 pub const P: &str = "0xc9c3a4337a1bba75d0860a1a81f7b990dc607334";
 pub const P_MIXED: &str = "0xC9C3A4337a1bBa75D0860A1A81f7B990dc607334";
 pub const Q: &str = "0x00000000000000000000000000000000000000aa";
 
 pub fn badges() -> Tables {
     let mut b = Builder::new();
-    b.primary_list(10, P).primary_list(11, Q).list(12, P);
+    b.primary_list(10, P)
+        .primary_list(11, Q)
+        .list(12, P)
+        .list_roles(14, ZERO, P, P);
     b.ens_name(P, "Bob12.eth").ens_name(Q, "Über.eth");
     b.t.badge_events = vec![
         BadgeEventRow {
@@ -368,6 +392,8 @@ pub fn notifications() -> Tables {
 // F1's list 36 is not primary (record + tag "secret" on T6: invisible).
 // W (0xaa..) has no primary list (its primary_lists row names list 31,
 // F1's); W's own list 39 (not primary) has a record of F1.
+// List 41's user is the zero address (owner F1): its record of T6 is
+// invisible.
 //
 // records (updated_at relative to S, ms):
 //   30 (T6): T6 +0, F1, F2 [mute], F3 [block], F5 [block, mute]
@@ -403,7 +429,8 @@ pub fn followers() -> Tables {
         .list(38, F8)
         .primary(F8, 40)
         .list(39, W)
-        .primary(W, 31);
+        .primary(W, 31)
+        .list_roles(41, ZERO, F1, F1);
     b.ens_name(T6, "Target.eth");
     // T6's list
     b.record(30, T6, S + 2000)
@@ -441,7 +468,8 @@ pub fn followers() -> Tables {
         .tag(36, T6, "secret", S)
         .tag(37, T6, "friend", S)
         .record(38, T6, S + 9000)
-        .record(39, F1, S + 100);
+        .record(39, F1, S + 100)
+        .record(41, T6, S + 9000);
     b.build()
 }
 
@@ -471,5 +499,136 @@ pub fn bulk() -> Tables {
             .record(list, Z, at)
             .op(list, u64::from(i), 1, Z, "", at);
     }
+    b.build()
+}
+
+// ================================================================== accounts
+//
+// Used by account, stats, ranked and details (section 10) tests.
+//
+// Accounts: K1 0x10.. (full ens kay.eth), K2 0x20.. (no ens), K3 0x30..
+// (three.eth), K4 0x40.. (no ens), K5 0x50.. (five.eth, no primary list:
+// its primary_lists row names list 1, K1's -> ignored), K6 0x60.. (six.eth,
+// only ever an owner), K7 0x70.. (only ever a manager), K8 0x80..
+// (Eight.eth, a target only), K9 0x90.. (target in the zero-user list
+// only), K10 0xa0.. (record only in list 999, which is not in lists), ZERO.
+//
+// lists (token user owner manager):
+//   1 K1 K1 K1 (primary)     2 K2 K6 K2 (primary)   3 K3 K3 K7 (primary)
+//   4 K4 K4 K4 (primary)     10 K1 K1 K7 (K1's, not primary)
+//   20 K5 K5 K5 (not primary; K5 has none)   300 ZERO K6 K7 (no user)
+//
+// Records in primary lists [visible tags]:
+//   1 (K1): K2 [top8], K3 [block], K4 [block], K8 [top8]
+//           (+ tag row top8 on K10 without a record: invisible)
+//   2 (K2): K1 [top8], K3 [block], K8 [mute, top8]
+//   3 (K3): K1 [top8], K2 [mute]
+//   4 (K4): K1 [mute], K5 [block]
+// Own records of other lists: 10: K2, K5, K6 [block], K7 [mute];
+//   20: K1, K3 [block]; 300: K9. List 999 (not in lists): K10.
+//
+// followers: K1 3 (K2,K3,K4)  K2 2 (K1,K3)  K3 2 (K1,K2)  K4 1 (K1)
+//            K5 1 (K4)  K8 2 (K1,K2) -> ranks K1 1, K2/K3/K8 2, K4/K5 5
+// following: K1 4  K2 3  K3 2  K4 2 -> ranks K1 1, K2 2, K3/K4 3
+// mutuals:   K1 3 {K2,K3,K4}  K2 2 {K1,K3}  K3 2 {K1,K2}  K4 1 {K1}
+//            -> ranks K1 1, K2/K3 2, K4 4
+// blocks:    K3 2 (by K1,K2)  K4 1 (K1)  K5 1 (K4) -> ranks K3 1, K4/K5 2
+// top8:      K1 2 (K2,K3)  K8 2 (K1,K2)  K2 1 (K1) -> ranks K1/K8 1, K2 3
+// Leaderboard: K1 K2 K3 K4 K5 K8 (6). K6, K7, K9, K10 are not on it.
+//
+// Shown counts (records carrying block/mute left out):
+//   following (11, 15): K1 2 (K2,K8)  K2 1 (K1)  K3 1 (K1)  K4 0
+//   own records (12, 17): list 10: 2 (K2,K5); list 20: 1 (K1)
+//   followers without block/mute (12, 7): K1 2 (K2,K3; K4 mutes K1)
+//     K2 1 (K1; K3 mutes K2)  K4 0  K5 0 (K4 blocks K5)
+//
+// /stats: address_count 9 (K1..K9: list 999's K10 is not counted, nor a
+// tag row), list_count 7, list_op_count 4 (ops on lists 1, 1, 10, 300;
+// not the op on 999), user_count 5 (owners K1, K6, K3, K4, K5).
+pub const K1: &str = "0x1010101010101010101010101010101010101010";
+pub const K2: &str = "0x2020202020202020202020202020202020202020";
+pub const K3: &str = "0x3030303030303030303030303030303030303030";
+pub const K4: &str = "0x4040404040404040404040404040404040404040";
+pub const K5: &str = "0x5050505050505050505050505050505050505050";
+pub const K6: &str = "0x6060606060606060606060606060606060606060";
+pub const K7: &str = "0x7070707070707070707070707070707070707070";
+pub const K8: &str = "0x8080808080808080808080808080808080808080";
+pub const K9: &str = "0x9090909090909090909090909090909090909090";
+pub const K10: &str = "0xa0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0";
+pub const ZERO: &str = "0x0000000000000000000000000000000000000000";
+
+pub fn accounts() -> Tables {
+    let mut b = Builder::new();
+    b.primary_list(1, K1)
+        .list_roles(2, K2, K6, K2)
+        .primary(K2, 2)
+        .list_roles(3, K3, K3, K7)
+        .primary(K3, 3)
+        .primary_list(4, K4)
+        .list_roles(10, K1, K1, K7)
+        .list(20, K5)
+        .primary(K5, 1)
+        .list_roles(300, ZERO, K6, K7);
+    b.record(1, K2, S)
+        .tag(1, K2, "top8", S)
+        .record(1, K3, S)
+        .tag(1, K3, "block", S)
+        .record(1, K4, S)
+        .tag(1, K4, "block", S)
+        .record(1, K8, S)
+        .tag(1, K8, "top8", S)
+        .tag(1, K10, "top8", S);
+    b.record(2, K1, S)
+        .tag(2, K1, "top8", S)
+        .record(2, K3, S)
+        .tag(2, K3, "block", S)
+        .record(2, K8, S)
+        .tag(2, K8, "top8", S)
+        .tag(2, K8, "mute", S);
+    b.record(3, K1, S)
+        .tag(3, K1, "top8", S)
+        .record(3, K2, S)
+        .tag(3, K2, "mute", S);
+    b.record(4, K1, S)
+        .tag(4, K1, "mute", S)
+        .record(4, K5, S)
+        .tag(4, K5, "block", S);
+    b.record(10, K2, S)
+        .record(10, K5, S)
+        .record(10, K6, S)
+        .tag(10, K6, "block", S)
+        .record(10, K7, S)
+        .tag(10, K7, "mute", S)
+        .record(20, K1, S)
+        .record(20, K3, S)
+        .tag(20, K3, "block", S)
+        .record(300, K9, S)
+        .record(999, K10, S);
+    b.op(1, 1, 1, K2, "", S)
+        .op(1, 2, 3, K2, "top8", S)
+        .op(10, 3, 1, K6, "", S)
+        .op(300, 4, 1, K9, "", S)
+        .op(999, 5, 1, K10, "", S);
+    b.ens(EnsRow {
+        address: addr(K1),
+        name: "kay.eth".into(),
+        avatar: s("https://example.com/kay.png"),
+        header: s("https://example.com/kay-h.png"),
+        display: s("Kay.eth"),
+        records: s(r#"{"com.twitter":"kay"}"#),
+        chains: None,
+        fresh: Some(5),
+        resolver: None,
+        errors: None,
+    })
+    .ens(EnsRow {
+        address: addr(K3),
+        name: "three.eth".into(),
+        avatar: s("https://example.com/three.png"),
+        ..Default::default()
+    })
+    .ens_name(K5, "five.eth")
+    .ens_name(K6, "six.eth")
+    .ens_name(K8, "Eight.eth");
     b.build()
 }

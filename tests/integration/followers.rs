@@ -397,9 +397,38 @@ fn no_followers_and_unknown_accounts() {
 }
 
 #[test]
-fn list_followers_not_primary_or_invalid() {
+fn list_followers_of_lists_that_are_not_primary() {
     let srv = TestServer::start(&followers());
-    for id in ["36", "38", "39", "40", "99", "18446744073709551615"] {
+    // 36 is F1's second list: F1's followers, as list 31 (T6 only).
+    let f1s = followers_of(vec![
+        json!({"svc_list_nft_token_id": "30", "address": T6, "tags": [],
+               "is_following": true, "is_blocked": false, "is_muted": false,
+               "updated_at": "2024-10-14T00:00:00.100Z"}),
+    ]);
+    assert_json(&srv.get("/api/v1/lists/36/followers"), 200, f1s.clone());
+    assert_json(&srv.get("/api/v1/lists/31/followers"), 200, f1s);
+    // 39 is W's list and W has no primary list: F1 follows W (no tags);
+    // is_following is about W's primary list, so false although W's own
+    // list 39 holds a record of F1.
+    assert_json(
+        &srv.get("/api/v1/lists/39/followers?sort=earliest"),
+        200,
+        followers_of(vec![
+            json!({"svc_list_nft_token_id": "31", "address": F1, "tags": [],
+                   "is_following": false, "is_blocked": false, "is_muted": false,
+                   "updated_at": "2024-10-14T00:00:07.000Z"}),
+        ]),
+    );
+    // 38 is F8's list (F8's primary_lists row names missing 40): nobody
+    // follows F8.
+    assert_text(&srv.get("/api/v1/lists/38/followers"), 200, EMPTY);
+}
+
+#[test]
+fn list_followers_without_user_or_invalid() {
+    let srv = TestServer::start(&followers());
+    // 41: user is the zero address; 40, 99, u64::MAX: not in lists.
+    for id in ["41", "40", "99", "18446744073709551615"] {
         assert_no_user_found(&srv.get(&format!("/api/v1/lists/{id}/followers")));
     }
     for id in [

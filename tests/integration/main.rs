@@ -6,6 +6,7 @@ mod fixtures;
 mod pg;
 mod support;
 
+mod account;
 mod badges;
 mod details;
 mod differential;
@@ -17,6 +18,8 @@ mod leaderboard;
 mod limits;
 mod notifications;
 mod protocol;
+mod ranked;
 mod reload;
 mod running;
 mod s3;
+mod stats;

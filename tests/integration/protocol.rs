@@ -13,7 +13,8 @@ fn cors_header_on_every_response() {
         KNOWN.iter().map(|p| ("GET", p.to_string(), 200)).collect();
     targets.extend([
         ("GET", "/api/v1/lists/0/details".to_owned(), 400),
-        ("GET", "/api/v1/lists/5/details".to_owned(), 404),
+        ("GET", "/api/v1/lists/99/details".to_owned(), 404),
+        ("GET", "/api/v1/lists/8/account".to_owned(), 404),
         ("GET", "/api/v1/users/0x123/badges".to_owned(), 404),
         ("GET", "/api/v1/leaderboard/search?limit=x".to_owned(), 400),
         ("GET", "/api/v1/users/%FF/badges".to_owned(), 400),
@@ -93,8 +94,79 @@ fn options_preflight_on_every_endpoint_validates_nothing() {
                 resp.request
             );
             assert!(resp.body.is_empty(), "{}", resp.request);
+            // The requested headers are echoed; none asked, none allowed.
+            let asked = headers
+                .iter()
+                .find(|(k, _)| *k == "Access-Control-Request-Headers")
+                .map(|(_, v)| *v);
+            assert_eq!(
+                resp.header("access-control-allow-headers"),
+                asked,
+                "{}: {:?}",
+                resp.request,
+                resp.headers
+            );
         }
     }
+}
+
+#[test]
+fn preflight_echoes_request_headers_as_sent() {
+    let srv = TestServer::start(&graph());
+    for (target, asked) in [
+        ("/api/v1/lists/1/details", "Content-Type"),
+        (
+            "/api/v1/users/alice.eth/account",
+            "content-type, x-requested-with",
+        ),
+        (
+            "/api/v1/leaderboard/ranked?sort=x",
+            "X-Custom,Authorization",
+        ),
+        ("/api/v1/stats", "content-type"),
+        ("/api/v1/lists/8/stats", "Content-Type"),
+    ] {
+        let resp = srv.request(
+            "OPTIONS",
+            target,
+            &[
+                ("Origin", "https://app.example"),
+                ("Access-Control-Request-Method", "GET"),
+                ("Access-Control-Request-Headers", asked),
+            ],
+        );
+        assert_eq!(resp.status, 204, "{}", resp.request);
+        assert_eq!(
+            resp.header("access-control-allow-headers"),
+            Some(asked),
+            "{}: {:?}",
+            resp.request,
+            resp.headers
+        );
+        assert_eq!(resp.header("access-control-allow-origin"), Some("*"));
+        // Only preflights carry it.
+        let get = srv.request("GET", target, &[("Access-Control-Request-Headers", asked)]);
+        assert_eq!(
+            get.header("access-control-allow-headers"),
+            None,
+            "{}: {:?}",
+            get.request,
+            get.headers
+        );
+    }
+    // Without Access-Control-Request-Headers: no Access-Control-Allow-Headers.
+    let resp = srv.request(
+        "OPTIONS",
+        "/api/v1/users/alice.eth/stats",
+        &[("Access-Control-Request-Method", "GET")],
+    );
+    assert_eq!(resp.status, 204);
+    assert_eq!(
+        resp.header("access-control-allow-headers"),
+        None,
+        "{:?}",
+        resp.headers
+    );
 }
 
 #[test]
@@ -182,6 +254,17 @@ fn cache_does_not_change_answers() {
         "/api/v1/users/alice.eth/notifications?interval=all",
         "/api/v1/users/dave.eth/followers?sort=earliest",
         "/api/v1/lists/4/followers?sort=followers&limit=2",
+        "/api/v1/users/alice.eth/account",
+        "/api/v1/lists/5/account",
+        "/api/v1/users/dave.eth/details",
+        "/api/v1/users/dave.eth/stats?live=true",
+        "/api/v1/lists/5/stats",
+        "/api/v1/users/alice.eth/lists",
+        "/api/v1/users/alice.eth/primary-list",
+        "/api/v1/leaderboard/ranked?sort=blocked&direction=asc",
+        "/api/v1/leaderboard/count",
+        "/api/v1/leaderboard/all",
+        "/api/v1/stats",
     ];
     for target in targets {
         let first = srv.get(target);
@@ -216,8 +299,10 @@ fn cache_does_not_change_answers() {
 fn errors_are_not_cached_and_fresh_requests_work() {
     let srv = TestServer::start(&graph());
     for _ in 0..2 {
-        assert_no_user_found(&srv.get("/api/v1/lists/5/details"));
-        assert_no_user_found(&srv.get("/api/v1/lists/5/details?cache=fresh"));
+        // 8: user is the zero address; 99: not in lists.
+        assert_no_user_found(&srv.get("/api/v1/lists/8/details"));
+        assert_no_user_found(&srv.get("/api/v1/lists/99/details?cache=fresh"));
+        assert_no_user_found(&srv.get("/api/v1/lists/8/account?cache=fresh"));
         assert_400(
             &srv.get("/api/v1/leaderboard/search?term=0x&limit=x&cache=fresh"),
             "limit must be a non-negative integer",

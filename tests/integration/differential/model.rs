@@ -234,7 +234,8 @@ impl<'a> Model<'a> {
         None
     }
 
-    /// The user of list `token` if it is that user's primary list.
+    /// The user of list `token` if it is that user's primary list (the
+    /// actor of a notification).
     fn primary_user(&self, token: u64) -> Option<Address> {
         for l in &self.t.lists {
             if l.token_id == token && self.primary_of(&l.user) == Some(token) {
@@ -360,8 +361,14 @@ impl<'a> Model<'a> {
         Err(err(400, "Invalid list id"))
     }
 
+    /// API.md: a list stands for its user, primary list or not; a list
+    /// not in `lists`, or whose user is the zero address, has none.
     fn list_user(&self, token: u64) -> Result<Address, Expected> {
-        self.primary_user(token)
+        self.t
+            .lists
+            .iter()
+            .find(|l| l.token_id == token && l.user != [0u8; 20])
+            .map(|l| l.user)
             .ok_or_else(|| err(404, "No User Found"))
     }
 
@@ -372,8 +379,8 @@ impl<'a> Model<'a> {
     pub fn answer(&self, endpoint: usize, param: &str, pairs: &[(String, String)]) -> Expected {
         let result = match endpoint {
             0 => Self::token_id(param)
-                .and_then(|t| self.list_user(t).map(|u| (u, t)))
-                .map(|(u, t)| self.details(&u, t)),
+                .and_then(|t| self.list_user(t))
+                .map(|u| self.details(&u)),
             1 => self.account(param).map(|a| self.badges(&a)),
             2 => Self::token_id(param)
                 .and_then(|t| self.list_user(t))
@@ -389,7 +396,7 @@ impl<'a> Model<'a> {
         }
     }
 
-    fn details(&self, user: &Address, token: u64) -> Value {
+    fn details(&self, user: &Address) -> Value {
         let ens = match self.ens(user) {
             Some(e) => json!({
                 "name": e.name,
@@ -417,7 +424,7 @@ impl<'a> Model<'a> {
                 "top8_rank": self.rank(|a| self.top8(a), user),
                 "blocks_rank": self.rank(|a| self.blocks(a), user),
             },
-            "primary_list": token.to_string(),
+            "primary_list": self.primary_of(user).map(|t| t.to_string()),
         })
     }
 

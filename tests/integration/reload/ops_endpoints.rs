@@ -109,7 +109,8 @@ fn metrics_count_requests_cache_and_snapshot() {
     let srv = TestServer::start_args(&t, &["--poll-interval", "0"]);
     let sent: &[(&str, &str, u16, u64)] = &[
         ("/api/v1/lists/1/details", "list_details", 200, 3),
-        ("/api/v1/lists/5/details", "list_details", 404, 2),
+        // 99: not in lists.
+        ("/api/v1/lists/99/details", "list_details", 404, 2),
         ("/api/v1/users/alice.eth/badges", "user_badges", 200, 2),
         ("/api/v1/lists/1/badges", "list_badges", 200, 1),
         (
