@@ -112,8 +112,8 @@ pub(super) struct PrimaryLists {
 }
 
 impl PrimaryLists {
-    /// The primary-list rule: primary_lists[A] == L and lists[L].user == A;
-    /// the users interned.
+    /// The primary-list rule: primary_lists[A] == L and lists[L].user == A
+    /// (A not the zero address); the users interned.
     pub(super) fn new(
         lists: &[ListRow],
         primary_lists: &[PrimaryListRow],
@@ -126,9 +126,11 @@ impl PrimaryLists {
             let i = list_users.binary_search_by_key(&token, |l| l.0).ok()?;
             Some(list_users[i].1)
         };
+        // The zero address is no user (a list without one), so it has no
+        // primary list either, even if a row names one.
         let kept: Vec<&PrimaryListRow> = primary_lists
             .par_iter()
-            .filter(|p| user_of(p.token_id) == Some(p.address))
+            .filter(|p| p.address != [0; 20] && user_of(p.token_id) == Some(p.address))
             .collect();
         let users: Vec<Address> = kept.iter().map(|p| p.address).collect();
         let pairs = kept

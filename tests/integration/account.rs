@@ -274,3 +274,40 @@ fn head_cache_and_ignored_parameters() {
         );
     }
 }
+
+/// A `primary_lists` row for the zero address naming the list whose user
+/// is the zero address: that list has no user, so it is nobody's primary
+/// list (10 would otherwise name a list that answers 404).
+#[test]
+fn the_zero_address_has_no_primary_list() {
+    const Z: &str = "0x0000000000000000000000000000000000000000";
+    const O: &str = "0x0101010101010101010101010101010101010101";
+    let srv = TestServer::start(
+        &Builder::new()
+            .list_roles(5, Z, O, O)
+            .primary(Z, 5)
+            .record(5, O, S)
+            .build(),
+    );
+    assert_text(
+        &srv.get(&format!("/api/v1/users/{Z}/primary-list")),
+        200,
+        r#"{"primary_list":null}"#,
+    );
+    assert_json(
+        &srv.get(&format!("/api/v1/users/{Z}/lists")),
+        200,
+        json!({"primary_list": null, "lists": []}),
+    );
+    assert_eq!(
+        srv.get(&format!("/api/v1/users/{Z}/details")).json()["primary_list"],
+        Value::Null
+    );
+    assert_no_user_found(&srv.get("/api/v1/lists/5/details"));
+    // The list's record still counts for /stats.
+    assert_json(
+        &srv.get("/api/v1/stats"),
+        200,
+        json!({"stats": {"address_count": "1", "list_count": "1", "list_op_count": "0", "user_count": "1"}}),
+    );
+}
