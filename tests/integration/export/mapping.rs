@@ -28,7 +28,7 @@ fn record(token_id: u64, addr: &str, at: &str) -> RecordRow {
     }
 }
 
-fn tag(token_id: u64, addr: &str, tag: &str, at: &str) -> TagRow {
+pub(super) fn tag(token_id: u64, addr: &str, tag: &str, at: &str) -> TagRow {
     TagRow {
         token_id,
         address: a(addr),
@@ -37,7 +37,14 @@ fn tag(token_id: u64, addr: &str, tag: &str, at: &str) -> TagRow {
     }
 }
 
-fn op_row(token_id: u64, seq: u64, opcode: u8, target: &str, tag: &str, at: &str) -> OpRow {
+pub(super) fn op_row(
+    token_id: u64,
+    seq: u64,
+    opcode: u8,
+    target: &str,
+    tag: &str,
+    at: &str,
+) -> OpRow {
     OpRow {
         token_id,
         seq,

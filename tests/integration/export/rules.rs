@@ -1,0 +1,143 @@
+//! EXPORT.md's finer rules, each on a small database of its own, with the
+//! rows it must export and the skips it counts (or must not) written out
+//! by hand.
+
+use std::collections::BTreeMap;
+
+use crate::pg::Postgres;
+
+use super::mapping::{op_row, tag};
+use super::{bytea, export_ok, indexer, loaded, skipped, slot, A, B, LR, NFT};
+
+const LISTS: &str = "INSERT INTO efp_lists (nft_chain_id, nft_contract_address, token_id, \
+    owner, manager, \"user\", list_storage_location_chain_id, \
+    list_storage_location_contract_address, list_storage_location_slot) VALUES";
+const RECORDS: &str = "INSERT INTO efp_list_records (chain_id, contract_address, slot, record, \
+    record_version, record_type, record_data, updated_at) VALUES";
+const TAGS: &str = "INSERT INTO efp_list_record_tags (chain_id, contract_address, slot, record, \
+    tag, updated_at) VALUES";
+const EVENTS: &str = "INSERT INTO events (chain_id, block_number, transaction_index, log_index, \
+    contract_address, event_name, event_args, created_at) VALUES";
+
+/// An `efp_lists` row: list `token_id`, every role `A`, stored at
+/// (`chain`, LR, slot `n`).
+fn list_at(token_id: u64, chain: u64, n: u8, ascii: bool) -> String {
+    format!(
+        "(8453, '{NFT}', {token_id}, '0x{A}', '0x{A}', '0x{A}', {chain}, '{LR}', {})",
+        bytea(&slot(n), ascii)
+    )
+}
+
+/// A ListOp event at (`chain`, LR, slot `n`) with op bytes `op` (hex).
+fn list_op(chain: u64, block: u64, log: u64, n: u8, op: &str, at: &str) -> String {
+    format!(
+        "({chain}, {block}, 0, {log}, '{LR}', 'ListOp', \
+         jsonb_build_object('slot', '0x{}', 'op', '0x{op}'), '{at}')",
+        slot(n)
+    )
+}
+
+/// Op bytes (hex) of `opcode` on the version-1 type-1 record of `target`.
+fn op(opcode: u8, target: &str, tag: &str) -> String {
+    let mut hex = format!("01{opcode:02x}0101{target}");
+    for b in tag.bytes() {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    hex
+}
+
+fn reasons(entries: &[(&str, &str, u64)]) -> BTreeMap<(String, String), u64> {
+    entries
+        .iter()
+        .map(|(s, r, n)| ((s.to_string(), r.to_string()), *n))
+        .collect()
+}
+
+#[test]
+fn one_list_op_at_a_shared_storage_location_is_one_op_per_list_in_token_id_order() {
+    let pg = Postgres::start();
+    indexer(&pg);
+    let (jan1, jan2) = ("2024-01-01Z", "2024-01-02Z");
+    pg.execute(&format!(
+        "{LISTS} {}, {}, {}, {}, {};
+         {EVENTS} {}, {}, {}, {}, {};",
+        // Lists 30, 5 and 12 share slot 1, inserted out of token order.
+        list_at(30, 8453, 1, false),
+        list_at(5, 8453, 1, false),
+        list_at(12, 8453, 1, false),
+        list_at(7, 8453, 2, false),
+        list_at(2, 10, 3, false),
+        // Inserted out of order: seq follows (created_at, chain_id,
+        // block_number, transaction_index, log_index, token_id).
+        list_op(8453, 10, 1, 1, &op(2, A, ""), jan2),
+        list_op(8453, 10, 0, 2, &op(1, B, ""), jan2),
+        list_op(10, 1000, 0, 3, &op(1, B, ""), jan2),
+        list_op(8453, 9, 0, 1, &op(3, A, "top8"), jan2),
+        list_op(8453, 50, 0, 1, &op(1, A, ""), jan1),
+    ));
+    let out = tempfile::tempdir().unwrap();
+    export_ok(&pg.url(), out.path(), &[]);
+    let (t1, t2) = ("2024-01-01T00:00:00.000Z", "2024-01-02T00:00:00.000Z");
+    assert_eq!(
+        loaded(out.path()).list_ops,
+        vec![
+            // created_at first: block 50 of Jan 1 before block 9 of Jan 2.
+            op_row(5, 1, 1, A, "", t1),
+            op_row(12, 2, 1, A, "", t1),
+            op_row(30, 3, 1, A, "", t1),
+            // chain 10 before chain 8453, whatever the block.
+            op_row(2, 4, 1, B, "", t2),
+            op_row(5, 5, 3, A, "top8", t2),
+            op_row(12, 6, 3, A, "top8", t2),
+            op_row(30, 7, 3, A, "top8", t2),
+            op_row(7, 8, 1, B, "", t2),
+            op_row(5, 9, 2, A, "", t2),
+            op_row(12, 10, 2, A, "", t2),
+            op_row(30, 11, 2, A, "", t2),
+        ]
+    );
+    assert_eq!(skipped(out.path()), reasons(&[]));
+}
+
+#[test]
+fn an_op_tag_has_no_length_limit_but_a_record_tag_has_255_bytes() {
+    let pg = Postgres::start();
+    indexer(&pg);
+    let long_tag = "é".repeat(150); // 300 bytes
+    let longer_untag = "t".repeat(1000);
+    let tag_255 = format!("{}a", "é".repeat(127));
+    let (rec_a, s1) = (bytea(&format!("0101{A}"), false), bytea(&slot(1), false));
+    pg.execute(&format!(
+        "{LISTS} {};
+         {RECORDS} (8453, '{LR}', {s1}, {rec_a}, 1, 1, {data_a}, '2024-02-01Z');
+         {TAGS} (8453, '{LR}', {s1}, {rec_a}, '{tag_255}', '2024-02-02Z'),
+                (8453, '{LR}', {s1}, {rec_a}, repeat('é', 128), '2024-02-03Z');
+         {EVENTS} {}, {};",
+        list_at(1, 8453, 1, false),
+        list_op(8453, 1, 0, 1, &op(3, A, &long_tag), "2024-02-04Z"),
+        list_op(8453, 2, 0, 1, &op(4, A, &longer_untag), "2024-02-05Z"),
+        data_a = bytea(A, false),
+    ));
+    let out = tempfile::tempdir().unwrap();
+    export_ok(&pg.url(), out.path(), &[]);
+    let t = loaded(out.path());
+    assert_eq!(
+        t.list_ops,
+        vec![
+            op_row(1, 1, 3, A, &long_tag, "2024-02-04T00:00:00.000Z"),
+            op_row(1, 2, 4, A, &longer_untag, "2024-02-05T00:00:00.000Z"),
+        ]
+    );
+    assert_eq!(
+        t.list_record_tags,
+        vec![tag(1, A, &tag_255, "2024-02-02T00:00:00.000Z")]
+    );
+    assert_eq!(
+        skipped(out.path()),
+        reasons(&[(
+            "efp_list_record_tags",
+            "tag is empty or longer than 255 bytes",
+            1
+        )])
+    );
+}
