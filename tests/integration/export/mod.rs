@@ -132,6 +132,28 @@ fn skipped(root: &Path) -> BTreeMap<(String, String), u64> {
         .collect()
 }
 
+/// (source, reason) -> the source keys `export.json` shows for it.
+fn skip_examples(root: &Path) -> BTreeMap<(String, String), Vec<String>> {
+    export_json(root)["skipped"]
+        .as_array()
+        .expect("skipped array")
+        .iter()
+        .map(|s| {
+            let examples = s["examples"].as_array().expect("examples array");
+            (
+                (
+                    s["source"].as_str().unwrap().to_owned(),
+                    s["reason"].as_str().unwrap().to_owned(),
+                ),
+                examples
+                    .iter()
+                    .map(|e| e.as_str().unwrap().to_owned())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 /// Directory names under `root` (dot entries excluded).
 fn snapshot_dirs(root: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(root)

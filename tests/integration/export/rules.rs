@@ -4,10 +4,14 @@
 
 use std::collections::BTreeMap;
 
+use followgraph::snapshot::EnsRow;
+
 use crate::pg::Postgres;
 
 use super::mapping::{op_row, tag};
-use super::{bytea, export_ok, indexer, loaded, skipped, slot, A, B, LR, NFT};
+use super::{
+    a, bytea, export_ok, indexer, loaded, skip_examples, skipped, slot, sorted, A, B, F, LR, NFT,
+};
 
 const LISTS: &str = "INSERT INTO efp_lists (nft_chain_id, nft_contract_address, token_id, \
     owner, manager, \"user\", list_storage_location_chain_id, \
@@ -51,6 +55,65 @@ fn reasons(entries: &[(&str, &str, u64)]) -> BTreeMap<(String, String), u64> {
         .iter()
         .map(|(s, r, n)| ((s.to_string(), r.to_string()), *n))
         .collect()
+}
+
+const NAME_TAKEN: &str = "name already held by a newer row (case-insensitively)";
+
+#[test]
+fn an_ens_name_goes_to_the_newest_row_then_the_freshest_then_the_lowest_address() {
+    let pg = Postgres::start();
+    indexer(&pg);
+    let d = |n: u8| format!("{n:040x}");
+    let (d0, d1, d2) = (d(0xd0), d(0xd1), d(0xd2));
+    let aa = "aa".repeat(20);
+    let bb_upper = "BB".repeat(20);
+    let one = d(1);
+    pg.execute(&format!(
+        "INSERT INTO ens_metadata (address, name, fresh, updated_at) VALUES
+         -- the newest updated_at wins, whatever its fresh or address
+         ('0x{A}', 'newest.eth', 900, '2024-01-01Z'),
+         ('0x{B}', 'NEWEST.eth', 100, '2024-03-01Z'),
+         ('0x{F}', 'Newest.ETH', NULL, '2024-02-01Z'),
+         -- same updated_at: the greatest fresh, NULL lowest
+         ('0x{d0}', 'fresh.eth', 3, '2024-05-01Z'),
+         ('0x{d1}', 'FRESH.eth', NULL, '2024-05-01Z'),
+         ('0x{d2}', 'Fresh.eth', 5, '2024-05-01Z'),
+         -- same updated_at and fresh: the lowest address, by its value
+         -- (stored upper case, 0xBB... sorts before 0xaa... as text)
+         ('0x{bb_upper}', 'tie.eth', 7, '2024-06-01T00:00:00.123456Z'),
+         ('0x{aa}', 'TIE.eth', 7, '2024-06-01T00:00:00.123456Z'),
+         ('0x{one}', 'Tie.eth', NULL, '2024-06-01T00:00:00.123456Z');"
+    ));
+    let out = tempfile::tempdir().unwrap();
+    export_ok(&pg.url(), out.path(), &[]);
+    let ens = |addr: &str, name: &str, fresh: i64| EnsRow {
+        address: a(addr),
+        name: name.into(),
+        fresh: Some(fresh),
+        ..EnsRow::default()
+    };
+    assert_eq!(
+        sorted(&loaded(out.path()).ens),
+        sorted(&[
+            ens(B, "NEWEST.eth", 100),
+            ens(&d2, "Fresh.eth", 5),
+            ens(&aa, "TIE.eth", 7),
+        ])
+    );
+    assert_eq!(
+        skipped(out.path()),
+        reasons(&[("ens_metadata", NAME_TAKEN, 6)])
+    );
+    // The rows are read in precedence order: the first skips are the
+    // losers of the newest group, then of the next.
+    assert_eq!(
+        skip_examples(out.path())[&("ens_metadata".to_owned(), NAME_TAKEN.to_owned())],
+        vec![
+            format!("address = \"0x{bb_upper}\""),
+            format!("address = \"0x{one}\""),
+            format!("address = \"0x{d0}\""),
+        ]
+    );
 }
 
 #[test]
