@@ -204,3 +204,96 @@ fn an_op_tag_has_no_length_limit_but_a_record_tag_has_255_bytes() {
         )])
     );
 }
+
+#[test]
+fn skip_examples_show_bytea_as_0x_hex_of_its_bytes_in_either_encoding() {
+    for ascii in [false, true] {
+        let pg = Postgres::start();
+        indexer(&pg);
+        let enc = |hex: &str| bytea(hex, ascii);
+        let short_a = &A[..38];
+        // Upper-case text (`0X`, `AB...`) is the same bytes.
+        let rec_f = if ascii {
+            format!("convert_to('0X0101{}', 'UTF8')", F.to_uppercase())
+        } else {
+            enc(&format!("0101{F}"))
+        };
+        pg.execute(&format!(
+            "{LISTS} {list};
+             INSERT INTO efp_list_metadata (chain_id, contract_address, slot, \"key\", value) VALUES
+               (8453, '{LR}', {s1}, 'user', '0x1234'),
+               (8453, '{LR}', {short_slot}, 'manager', '0x{B}');
+             {RECORDS} (8453, '{LR}', {s1}, {rec_short}, 1, 1, {data_short}, '2024-02-01Z'),
+                       (8453, '{LR}', {s99}, {rec_a}, 1, 1, {data_a}, '2024-02-01Z');
+             {TAGS} (8453, '{LR}', {s1}, {rec_a}, '', '2024-02-02Z'),
+                    (8453, '{LR}', {s99}, {rec_f}, 'x', '2024-02-02Z');",
+            list = list_at(1, 8453, 1, ascii),
+            s1 = enc(&slot(1)),
+            s99 = enc(&slot(0x99)),
+            short_slot = enc(&"0a".repeat(31)),
+            rec_a = enc(&format!("0101{A}")),
+            rec_short = enc(&format!("0101{short_a}")),
+            data_a = enc(A),
+            data_short = enc(short_a),
+        ));
+        let out = tempfile::tempdir().unwrap();
+        let stderr = export_ok(&pg.url(), out.path(), &[]);
+        let (s1, s99) = (format!("0x{}", slot(1)), format!("0x{}", slot(0x99)));
+        let meta_key = |slot: &str, key: &str| {
+            format!("(chain_id, contract_address, slot, key) = (8453, \"{LR}\", {slot}, \"{key}\")")
+        };
+        let record_key = |slot: &str, record: &str| {
+            format!(
+                "(chain_id, contract_address, slot, record) = (8453, \"{LR}\", {slot}, 0x{record})"
+            )
+        };
+        let tag_key = |slot: &str, record: &str, tag: &str| {
+            format!(
+                "(chain_id, contract_address, slot, record, tag) = \
+                 (8453, \"{LR}\", {slot}, 0x{record}, \"{tag}\")"
+            )
+        };
+        let expected: BTreeMap<(String, String), Vec<String>> = [
+            (
+                "efp_list_metadata",
+                "value is not a 20-byte address",
+                meta_key(&s1, "user"),
+            ),
+            (
+                "efp_list_metadata",
+                "storage location is not (chain, 20-byte contract, 32-byte slot)",
+                meta_key(&format!("0x{}", "0a".repeat(31)), "manager"),
+            ),
+            (
+                "efp_list_records",
+                "record_data is not a 20-byte address",
+                record_key(&s1, &format!("0101{short_a}")),
+            ),
+            (
+                "efp_list_records",
+                "no exported list at its storage location",
+                record_key(&s99, &format!("0101{A}")),
+            ),
+            (
+                "efp_list_record_tags",
+                "tag is empty or longer than 255 bytes",
+                tag_key(&s1, &format!("0101{A}"), ""),
+            ),
+            (
+                "efp_list_record_tags",
+                "no exported list at its storage location",
+                tag_key(&s99, &format!("0101{F}"), "x"),
+            ),
+        ]
+        .into_iter()
+        .map(|(s, r, key)| ((s.to_owned(), r.to_owned()), vec![key]))
+        .collect();
+        assert_eq!(skip_examples(out.path()), expected, "ascii BYTEA: {ascii}");
+        // The summary on stderr prints the same keys.
+        let line = format!(
+            "efp_list_records: record_data is not a 20-byte address: 1 (first: {})",
+            record_key(&s1, &format!("0101{short_a}"))
+        );
+        assert!(stderr.contains(&line), "ascii BYTEA: {ascii}\n{stderr}");
+    }
+}
