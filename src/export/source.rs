@@ -10,8 +10,8 @@ use tokio_postgres::Client;
 use super::copy::{copy_out, int8, text, timestamp_ms, Tuple};
 use super::sink::TableSink;
 use super::values::{
-    address, fixed_bytes, hex_fixed, hex_text, hex_text_into, show_bytes, show_int, show_text,
-    ContractCache,
+    address, bytea_bytes, fixed_bytes, hex_fixed, hex_text, hex_text_into, show_bytes, show_int,
+    show_text, ContractCache,
 };
 use super::Skips;
 use crate::graph::FastMap;
@@ -349,6 +349,34 @@ pub async fn list_records(
 
 const MAX_TAG_BYTES: usize = 255;
 
+/// What a tag's record (`[version][type][data]`) is to the export.
+enum TagRecord {
+    /// Version 1, type 1: the followed address.
+    Address(Address),
+    /// Another version or type: out of the snapshot's scope, not a skip.
+    OutOfScope,
+    /// Version 1 type 1 without a 20-byte address, or no version and type.
+    Malformed,
+}
+
+fn tag_record(v: Option<&[u8]>) -> TagRecord {
+    let Some(v) = v else {
+        return TagRecord::Malformed;
+    };
+    // Almost every record is 22 bytes: read without allocating.
+    if let Some(r) = fixed_bytes::<22>(v) {
+        return if r[..2] == [1, 1] {
+            TagRecord::Address(r[2..].try_into().expect("20 bytes"))
+        } else {
+            TagRecord::OutOfScope
+        };
+    }
+    match bytea_bytes(v).as_ref() {
+        [1, 1, ..] | [] | [_] => TagRecord::Malformed,
+        _ => TagRecord::OutOfScope,
+    }
+}
+
 pub async fn list_record_tags(
     client: &Client,
     index: &ListIndex,
@@ -373,12 +401,15 @@ pub async fn list_record_tags(
                 show_text(t.get(4)),
             )
         };
+        let record = tag_record(t.get(3));
+        if matches!(record, TagRecord::OutOfScope) {
+            return Ok(());
+        }
         if !index.tokens_at(t, &mut contracts, &mut tokens) {
             skips.add(TABLE, NO_LIST, key);
             return Ok(());
         }
-        let record = t.get(3).and_then(fixed_bytes::<22>);
-        let Some(record) = record.filter(|r| r[0] == 1 && r[1] == 1) else {
+        let TagRecord::Address(target) = record else {
             skips.add(
                 TABLE,
                 "record is not a version-1 type-1 record of a 20-byte address",
@@ -398,7 +429,6 @@ pub async fn list_record_tags(
             skips.add(TABLE, "updated_at is NULL", key);
             return Ok(());
         };
-        let target: Address = record[2..].try_into().expect("20 bytes");
         for &token_id in &tokens {
             sink.chunk.list_record_tags.push(TagRow {
                 token_id,
@@ -547,6 +577,35 @@ mod tests {
         assert_eq!(primary_list_value(&v("1").replace("0x", "")), None);
         assert_eq!(primary_list_value("0x01"), None);
         assert_eq!(primary_list_value(&format!("0x1{}", "0".repeat(63))), None);
+    }
+
+    #[test]
+    fn tag_records_in_and_out_of_scope() {
+        let is = |v: &[u8]| match tag_record(Some(v)) {
+            TagRecord::Address(a) => format!("{:02x}", a[0]),
+            TagRecord::OutOfScope => "out".to_owned(),
+            TagRecord::Malformed => "malformed".to_owned(),
+        };
+        let mut v1t1 = vec![1, 1];
+        v1t1.extend_from_slice(&[0xab; 20]);
+        assert_eq!(is(&v1t1), "ab");
+        let text = format!("0x0101{}", "ab".repeat(20));
+        assert_eq!(is(text.as_bytes()), "ab");
+        assert_eq!(is(&v1t1[..21]), "malformed");
+        assert_eq!(
+            is(format!("0x0101{}", "ab".repeat(19)).as_bytes()),
+            "malformed"
+        );
+        assert_eq!(is(&[1]), "malformed");
+        assert_eq!(is(b""), "malformed");
+        assert!(matches!(tag_record(None), TagRecord::Malformed));
+        for other in [[2, 1], [1, 2]] {
+            let mut r = other.to_vec();
+            r.extend_from_slice(&[0xab; 20]);
+            assert_eq!(is(&r), "out");
+            assert_eq!(is(&r[..7]), "out");
+        }
+        assert_eq!(is(b"0x0102ab"), "out");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use followgraph::snapshot::EnsRow;
 
 use crate::pg::Postgres;
 
-use super::mapping::{op_row, tag};
+use super::mapping::{op_row, record, tag};
 use super::{
     a, bytea, export_ok, indexer, loaded, skip_examples, skipped, slot, sorted, A, B, F, LR, NFT,
 };
@@ -295,5 +295,74 @@ fn skip_examples_show_bytea_as_0x_hex_of_its_bytes_in_either_encoding() {
             record_key(&s1, &format!("0101{short_a}"))
         );
         assert!(stderr.contains(&line), "ascii BYTEA: {ascii}\n{stderr}");
+    }
+}
+
+#[test]
+fn records_of_another_version_or_type_and_their_tags_are_neither_exported_nor_counted() {
+    for ascii in [false, true] {
+        let pg = Postgres::start();
+        indexer(&pg);
+        let enc = |hex: &str| bytea(hex, ascii);
+        let short_a = &A[..38];
+        pg.execute(&format!(
+            "{LISTS} {list};
+             {RECORDS}
+               (8453, '{LR}', {s1}, {rec_a}, 1, 1, {data_a}, '2024-02-01Z'),
+               (8453, '{LR}', {s1}, {v2_a}, 2, 1, {data_a}, '2024-02-01Z'),
+               (8453, '{LR}', {s1}, {t2_a}, 1, 2, {data_a}, '2024-02-01Z'),
+               (8453, '{LR}', {s1}, {t2_5}, 1, 2, {data_5}, '2024-02-01Z'),
+               (8453, '{LR}', {s99}, {t2_b}, 1, 2, {data_b}, '2024-02-01Z'),
+               (8453, '{LR}', {s1}, {rec_short}, 1, 1, {data_short}, '2024-02-01Z');
+             {TAGS}
+               (8453, '{LR}', {s1}, {rec_a}, 'top8', '2024-02-02Z'),
+               (8453, '{LR}', {s1}, {v2_a}, 'x', '2024-02-02Z'),
+               (8453, '{LR}', {s1}, {t2_a}, 'x', '2024-02-02Z'),
+               (8453, '{LR}', {s1}, {t2_5}, 'x', '2024-02-02Z'),
+               (8453, '{LR}', {s99}, {t2_b}, 'x', '2024-02-02Z'),
+               (8453, '{LR}', {s1}, {rec_short}, 'x', '2024-02-02Z');",
+            list = list_at(1, 8453, 1, ascii),
+            s1 = enc(&slot(1)),
+            s99 = enc(&slot(0x99)),
+            rec_a = enc(&format!("0101{A}")),
+            v2_a = enc(&format!("0201{A}")),
+            t2_a = enc(&format!("0102{A}")),
+            t2_5 = enc("01020102030405"),
+            t2_b = enc(&format!("0102{B}")),
+            rec_short = enc(&format!("0101{short_a}")),
+            data_a = enc(A),
+            data_b = enc(B),
+            data_5 = enc("0102030405"),
+            data_short = enc(short_a),
+        ));
+        let out = tempfile::tempdir().unwrap();
+        export_ok(&pg.url(), out.path(), &[]);
+        let t = loaded(out.path());
+        assert_eq!(
+            t.list_records,
+            vec![record(1, A, "2024-02-01T00:00:00.000Z")]
+        );
+        assert_eq!(
+            t.list_record_tags,
+            vec![tag(1, A, "top8", "2024-02-02T00:00:00.000Z")]
+        );
+        // Only the version-1 type-1 record whose address is not 20 bytes,
+        // and its tag, are skips.
+        assert_eq!(
+            skipped(out.path()),
+            reasons(&[
+                (
+                    "efp_list_records",
+                    "record_data is not a 20-byte address",
+                    1
+                ),
+                (
+                    "efp_list_record_tags",
+                    "record is not a version-1 type-1 record of a 20-byte address",
+                    1
+                ),
+            ]),
+            "ascii BYTEA: {ascii}"
+        );
     }
 }
