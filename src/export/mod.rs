@@ -10,6 +10,7 @@
 //! removes the temporary directory and publishes nothing.
 
 mod copy;
+mod ens;
 mod overrides;
 mod sink;
 mod source;
@@ -332,7 +333,7 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
             (None, Table::ListOps) => {
                 source::list_ops(&client, &index, &mut sink, &mut skips).await?
             }
-            (None, Table::Ens) => source::ens(&client, &mut sink, &mut skips).await?,
+            (None, Table::Ens) => ens::ens(&client, &mut sink, &mut skips).await?,
             // The indexer holds no badges: written empty, noted below.
             (None, Table::BadgeEvents | Table::Badges) => {}
         }

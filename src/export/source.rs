@@ -5,22 +5,17 @@
 //! each value once on this side matches both without casting every row in
 //! the database.
 
-use std::collections::HashSet;
-
 use tokio_postgres::Client;
 
 use super::copy::{copy_out, int8, text, timestamp_ms, Tuple};
 use super::sink::TableSink;
 use super::values::{
-    address, fixed_bytes, hex_fixed, hex_text, hex_text_into, show_bytes, show_int, show_text,
-    ContractCache,
+    address, bytea_bytes, fixed_bytes, hex_fixed, hex_text, hex_text_into, show_bytes, show_int,
+    show_text, ContractCache,
 };
 use super::Skips;
 use crate::graph::FastMap;
-use crate::snapshot::{
-    fold_case, is_json_object, Address, EnsRow, ListRow, Op, OpError, OpRow, PrimaryListRow,
-    RecordRow, TagRow,
-};
+use crate::snapshot::{Address, ListRow, Op, OpError, OpRow, PrimaryListRow, RecordRow, TagRow};
 
 /// A list storage location: (chain id, contract, slot).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,7 +88,7 @@ fn lsl_at(
 }
 
 /// Errors of the built-in queries name the source table.
-fn in_table(table: &str) -> impl Fn(String) -> String + '_ {
+pub(super) fn in_table(table: &str) -> impl Fn(String) -> String + '_ {
     move |e| format!("{table}: {e}")
 }
 
@@ -354,6 +349,34 @@ pub async fn list_records(
 
 const MAX_TAG_BYTES: usize = 255;
 
+/// What a tag's record (`[version][type][data]`) is to the export.
+enum TagRecord {
+    /// Version 1, type 1: the followed address.
+    Address(Address),
+    /// Another version or type: out of the snapshot's scope, not a skip.
+    OutOfScope,
+    /// Version 1 type 1 without a 20-byte address, or no version and type.
+    Malformed,
+}
+
+fn tag_record(v: Option<&[u8]>) -> TagRecord {
+    let Some(v) = v else {
+        return TagRecord::Malformed;
+    };
+    // Almost every record is 22 bytes: read without allocating.
+    if let Some(r) = fixed_bytes::<22>(v) {
+        return if r[..2] == [1, 1] {
+            TagRecord::Address(r[2..].try_into().expect("20 bytes"))
+        } else {
+            TagRecord::OutOfScope
+        };
+    }
+    match bytea_bytes(v).as_ref() {
+        [1, 1, ..] | [] | [_] => TagRecord::Malformed,
+        _ => TagRecord::OutOfScope,
+    }
+}
+
 pub async fn list_record_tags(
     client: &Client,
     index: &ListIndex,
@@ -378,12 +401,15 @@ pub async fn list_record_tags(
                 show_text(t.get(4)),
             )
         };
+        let record = tag_record(t.get(3));
+        if matches!(record, TagRecord::OutOfScope) {
+            return Ok(());
+        }
         if !index.tokens_at(t, &mut contracts, &mut tokens) {
             skips.add(TABLE, NO_LIST, key);
             return Ok(());
         }
-        let record = t.get(3).and_then(fixed_bytes::<22>);
-        let Some(record) = record.filter(|r| r[0] == 1 && r[1] == 1) else {
+        let TagRecord::Address(target) = record else {
             skips.add(
                 TABLE,
                 "record is not a version-1 type-1 record of a 20-byte address",
@@ -403,7 +429,6 @@ pub async fn list_record_tags(
             skips.add(TABLE, "updated_at is NULL", key);
             return Ok(());
         };
-        let target: Address = record[2..].try_into().expect("20 bytes");
         for &token_id in &tokens {
             sink.chunk.list_record_tags.push(TagRow {
                 token_id,
@@ -535,90 +560,6 @@ pub async fn list_ops(
     Ok(())
 }
 
-// ---------------------------------------------------------------------------
-// ens
-
-pub async fn ens(client: &Client, sink: &mut TableSink, skips: &mut Skips) -> Result<(), String> {
-    const TABLE: &str = "ens_metadata";
-    // Newest (greatest `fresh`) first: a name taken case-insensitively by
-    // several addresses stays with the newest row.
-    let query = "SELECT address::text, name, avatar, display, records::text, \
-                 records->>'header', fresh, resolver::text, errors \
-                 FROM ens_metadata ORDER BY fresh DESC NULLS LAST, address";
-    let mut names: HashSet<String> = HashSet::new();
-    let mut addresses: HashSet<Address> = HashSet::new();
-    copy_out(client, query, |t| {
-        let key = || format!("address = {}", show_text(t.get(0)));
-        let Some(addr) = address(text(t.get(0), "address")?) else {
-            skips.add(TABLE, "address is not 20 bytes", key);
-            return Ok(());
-        };
-        let name = text(t.get(1), "name")?.unwrap_or_default();
-        if name.is_empty() {
-            skips.add(TABLE, "empty name", key);
-            return Ok(());
-        }
-        if !addresses.insert(addr) {
-            skips.add(
-                TABLE,
-                "address already exported (differs only in case)",
-                key,
-            );
-            return Ok(());
-        }
-        let folded = fold_case(name);
-        if names.contains(folded.as_ref()) {
-            skips.add(
-                TABLE,
-                "name already held by a newer row (case-insensitively)",
-                key,
-            );
-            return Ok(());
-        }
-        names.insert(folded.into_owned());
-        let opt = |i: usize, c: &str| -> Result<Option<String>, String> {
-            Ok(text(t.get(i), c)?.map(str::to_owned))
-        };
-        let mut object = |i: usize, column: &str| -> Result<Option<String>, String> {
-            match text(t.get(i), column)? {
-                Some(v) if is_json_object(v) => Ok(Some(v.to_owned())),
-                Some(_) => {
-                    let reason = if column == "records" {
-                        "records is not a JSON object: exported as null"
-                    } else {
-                        "errors is not a JSON object: exported as null"
-                    };
-                    skips.add(TABLE, reason, key);
-                    Ok(None)
-                }
-                None => Ok(None),
-            }
-        };
-        let records = object(4, "records")?;
-        let errors = object(8, "errors")?;
-        sink.chunk.ens.push(EnsRow {
-            address: addr,
-            name: name.to_owned(),
-            avatar: opt(2, "avatar")?,
-            header: if records.is_some() {
-                opt(5, "header")?
-            } else {
-                None
-            },
-            display: opt(3, "display")?,
-            records,
-            chains: None,
-            fresh: int8(t.get(6), "fresh")?,
-            resolver: opt(7, "resolver")?,
-            errors,
-        });
-        sink.pushed()
-    })
-    .await
-    .map_err(in_table(TABLE))?;
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,6 +577,35 @@ mod tests {
         assert_eq!(primary_list_value(&v("1").replace("0x", "")), None);
         assert_eq!(primary_list_value("0x01"), None);
         assert_eq!(primary_list_value(&format!("0x1{}", "0".repeat(63))), None);
+    }
+
+    #[test]
+    fn tag_records_in_and_out_of_scope() {
+        let is = |v: &[u8]| match tag_record(Some(v)) {
+            TagRecord::Address(a) => format!("{:02x}", a[0]),
+            TagRecord::OutOfScope => "out".to_owned(),
+            TagRecord::Malformed => "malformed".to_owned(),
+        };
+        let mut v1t1 = vec![1, 1];
+        v1t1.extend_from_slice(&[0xab; 20]);
+        assert_eq!(is(&v1t1), "ab");
+        let text = format!("0x0101{}", "ab".repeat(20));
+        assert_eq!(is(text.as_bytes()), "ab");
+        assert_eq!(is(&v1t1[..21]), "malformed");
+        assert_eq!(
+            is(format!("0x0101{}", "ab".repeat(19)).as_bytes()),
+            "malformed"
+        );
+        assert_eq!(is(&[1]), "malformed");
+        assert_eq!(is(b""), "malformed");
+        assert!(matches!(tag_record(None), TagRecord::Malformed));
+        for other in [[2, 1], [1, 2]] {
+            let mut r = other.to_vec();
+            r.extend_from_slice(&[0xab; 20]);
+            assert_eq!(is(&r), "out");
+            assert_eq!(is(&r[..7]), "out");
+        }
+        assert_eq!(is(b"0x0102ab"), "out");
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! by length and prefix), addresses, and the text a skipped row's key has
 //! in the summary's examples.
 
+use std::borrow::Cow;
+
 use super::copy::int8;
 use crate::snapshot::{decode_hex, parse_address, push_hex, Address};
 
@@ -36,6 +38,16 @@ pub(super) fn hex_text_into(v: &[u8], out: &mut Vec<u8>) -> Option<()> {
     out.clear();
     out.resize(hex.len() / 2, 0);
     decode_hex(hex, out)
+}
+
+/// A BYTEA value of any length as its bytes, stored raw or as `0x` hex
+/// text (for values whose length does not tell the encoding apart).
+pub(super) fn bytea_bytes(v: &[u8]) -> Cow<'_, [u8]> {
+    let mut out = Vec::new();
+    match hex_text_into(v, &mut out) {
+        Some(()) => Cow::Owned(out),
+        None => Cow::Borrowed(v),
+    }
 }
 
 /// Exactly `0x` + 2N hex digits -> N bytes.
@@ -78,11 +90,12 @@ fn hex0x(bytes: &[u8]) -> String {
     s
 }
 
-/// How a row's bytes show in the summary's examples: hex for BYTEA.
+/// How a BYTEA shows in the summary's examples: `0x` hex of its bytes,
+/// the same whether the deployment stores them raw or as hex text.
 pub(super) fn show_bytes(v: Option<&[u8]>) -> String {
     match v {
         None => "NULL".to_owned(),
-        Some(b) => hex0x(b),
+        Some(b) => hex0x(&bytea_bytes(b)),
     }
 }
 
@@ -123,5 +136,17 @@ mod tests {
         assert_eq!(hex_text("0x0102"), Some(vec![1, 2]));
         assert_eq!(hex_text("0x012"), None);
         assert_eq!(hex_text("0102"), None);
+    }
+
+    #[test]
+    fn bytea_shows_as_hex_of_its_bytes_in_both_encodings() {
+        assert_eq!(show_bytes(Some(&[1, 0xab])), "0x01ab");
+        assert_eq!(show_bytes(Some(b"0x01ab")), "0x01ab");
+        assert_eq!(show_bytes(Some(b"0X01AB")), "0x01ab");
+        assert_eq!(show_bytes(Some(b"0x")), "0x");
+        assert_eq!(show_bytes(None), "NULL");
+        // Text that is not hex is shown as the bytes it is.
+        assert_eq!(show_bytes(Some(b"0xzz")), "0x30787a7a");
+        assert_eq!(show_bytes(Some(b"0x012")), "0x3078303132");
     }
 }

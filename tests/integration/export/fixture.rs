@@ -2,19 +2,13 @@
 //! skip rule of the exporter, with BYTEA columns stored as raw bytes or as
 //! `0x...` text. `mapping` checks what they export to.
 
-use super::{slot, uint256, A, AM, B, C, D, E, F, LR, NFT, Z};
+use super::{bytea, slot, uint256, A, AM, B, C, D, E, F, LR, NFT, Z};
 
 /// Rows exercising every mapping and skip rule. `enc(hex)` is the SQL for a
 /// BYTEA value given as hex: raw bytes, or the ASCII text `0x...` that
 /// some deployments store.
 pub(super) fn fixture_sql(ascii_bytea: bool) -> String {
-    let enc = |hex: &str| {
-        if ascii_bytea {
-            format!("convert_to('0x{hex}', 'UTF8')")
-        } else {
-            format!("decode('{hex}', 'hex')")
-        }
-    };
+    let enc = |hex: &str| bytea(hex, ascii_bytea);
     let rec = |addr: &str| enc(&format!("0101{addr}"));
     let lr_upper = LR.to_uppercase().replacen("0X", "0x", 1);
     let op = |code: u8, addr: &str, tag: &str| format!("0x01{code:02x}0101{addr}{tag}");

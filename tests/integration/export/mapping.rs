@@ -20,7 +20,7 @@ fn list(token_id: u64, user: &str, owner: &str, manager: &str) -> ListRow {
     }
 }
 
-fn record(token_id: u64, addr: &str, at: &str) -> RecordRow {
+pub(super) fn record(token_id: u64, addr: &str, at: &str) -> RecordRow {
     RecordRow {
         token_id,
         address: a(addr),
@@ -28,7 +28,7 @@ fn record(token_id: u64, addr: &str, at: &str) -> RecordRow {
     }
 }
 
-fn tag(token_id: u64, addr: &str, tag: &str, at: &str) -> TagRow {
+pub(super) fn tag(token_id: u64, addr: &str, tag: &str, at: &str) -> TagRow {
     TagRow {
         token_id,
         address: a(addr),
@@ -37,7 +37,14 @@ fn tag(token_id: u64, addr: &str, tag: &str, at: &str) -> TagRow {
     }
 }
 
-fn op_row(token_id: u64, seq: u64, opcode: u8, target: &str, tag: &str, at: &str) -> OpRow {
+pub(super) fn op_row(
+    token_id: u64,
+    seq: u64,
+    opcode: u8,
+    target: &str,
+    tag: &str,
+    at: &str,
+) -> OpRow {
     OpRow {
         token_id,
         seq,
@@ -96,6 +103,7 @@ fn check_fixture_export(root: &Path) {
             record(9, C, "2024-02-02T00:00:00.000Z"),
         ]
     );
+    // The tag of list 3's type-2 record is out of scope: not even a skip.
     assert_eq!(
         sorted(&t.list_record_tags),
         vec![
@@ -171,11 +179,6 @@ fn check_fixture_export(root: &Path) {
         ("efp_list_records", "no exported list at its storage location", 2),
         ("efp_list_records", "record_data is not a 20-byte address", 1),
         ("efp_list_record_tags", "no exported list at its storage location", 1),
-        (
-            "efp_list_record_tags",
-            "record is not a version-1 type-1 record of a 20-byte address",
-            1,
-        ),
         ("efp_list_record_tags", "tag is empty or longer than 255 bytes", 2),
         ("events", "no exported list at its storage location", 1),
         ("events", "op of another version", 1),

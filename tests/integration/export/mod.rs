@@ -4,8 +4,9 @@
 //! (`publishing`), consistency under a concurrent writer and SIGKILL
 //! (`transactions`), `--every` across a database restart (`every`), bad
 //! credentials and a missing table (`errors`), `--query` files
-//! (`query_files`), and the round trip generate -> database -> export ->
-//! serve, byte-identical to the generated Parquet snapshot (`round_trip`).
+//! (`query_files`), the finer rules one small database each (`rules`), and
+//! the round trip generate -> database -> export -> serve, byte-identical
+//! to the generated Parquet snapshot (`round_trip`).
 //! Below: running the exporter and reading what it published.
 
 use std::collections::BTreeMap;
@@ -26,6 +27,7 @@ mod mapping;
 mod publishing;
 mod query_files;
 mod round_trip;
+mod rules;
 mod transactions;
 
 const SCHEMA: &str = include_str!("../../indexer/schema.sql");
@@ -56,6 +58,16 @@ fn slot(n: u8) -> String {
 
 fn uint256(n: u64) -> String {
     format!("0x{n:064x}")
+}
+
+/// The SQL for a BYTEA value given as hex: raw bytes, or the ASCII text
+/// `0x...` that some deployments store.
+fn bytea(hex: &str, ascii: bool) -> String {
+    if ascii {
+        format!("convert_to('0x{hex}', 'UTF8')")
+    } else {
+        format!("decode('{hex}', 'hex')")
+    }
 }
 
 fn export_args(url: &str, out: &Path, extra: &[&str]) -> Vec<OsString> {
@@ -115,6 +127,28 @@ fn skipped(root: &Path) -> BTreeMap<(String, String), u64> {
                     s["reason"].as_str().unwrap().to_owned(),
                 ),
                 s["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// (source, reason) -> the source keys `export.json` shows for it.
+fn skip_examples(root: &Path) -> BTreeMap<(String, String), Vec<String>> {
+    export_json(root)["skipped"]
+        .as_array()
+        .expect("skipped array")
+        .iter()
+        .map(|s| {
+            let examples = s["examples"].as_array().expect("examples array");
+            (
+                (
+                    s["source"].as_str().unwrap().to_owned(),
+                    s["reason"].as_str().unwrap().to_owned(),
+                ),
+                examples
+                    .iter()
+                    .map(|e| e.as_str().unwrap().to_owned())
+                    .collect(),
             )
         })
         .collect()
