@@ -95,6 +95,12 @@ endpoints! {
         LeaderboardCount  "leaderboard_count"  GET "/leaderboard/count"                  [cache]                                                Leaderboard;
         LeaderboardAll    "leaderboard_all"    GET "/leaderboard/all"                    [cache]                                                Leaderboard;
         GlobalStats       "stats"              GET "/stats"                              [cache]                                                Stats;
+        UserFollowing     "user_following"     GET "/users/{addressOrENS}/following"     [limit, offset, tags, sort, include, cache]            Following;
+        UserAllFollowing  "user_all_following" GET "/users/{addressOrENS}/allFollowing"  [limit, offset, tags, sort, include, cache]            Following;
+        ListFollowing     "list_following"     GET "/lists/{token_id}/following"         [limit, offset, tags, sort, include, cache]            Following;
+        ListAllFollowing  "list_all_following" GET "/lists/{token_id}/allFollowing"      [limit, offset, tags, sort, include, cache]            Following;
+        ListFollowingAddresses "list_all_following_addresses" GET "/lists/{token_id}/allFollowingAddresses" [cache]                        Following;
+        ExportState       "export_state"       GET "/exportState/{token_id}"             [cache]                                                Following;
     }
     operations {
         // variant  method path
@@ -161,6 +167,7 @@ pub enum Family {
     Followers,
     Account,
     Stats,
+    Following,
 }
 
 /// One segment of an endpoint path.

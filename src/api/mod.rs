@@ -21,8 +21,8 @@
 //! with its parameters, their parsing and its rendering: `details.rs` (1,
 //! 10), `badges.rs` (2, 3), `leaderboard.rs` (4, 38-40),
 //! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22),
-//! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41). The families
-//! still to come go beside them: `following.rs` (15-18, 27, 28),
+//! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
+//! (15-18, 27, 28). The families still to come go beside them:
 //! `states.rs` (30-33), `tags.rs` (34-37), `search.rs` (23-26, 29),
 //! `openapi.rs` (42).
 //!
@@ -35,6 +35,7 @@ mod badges;
 mod details;
 pub mod endpoints;
 mod followers;
+mod following;
 mod leaderboard;
 mod notifications;
 pub mod query_string;
@@ -44,6 +45,7 @@ pub mod subject;
 
 pub use endpoints::{route, Endpoint, Family, Method, Operation, Route};
 pub use followers::{Exclude, FollowerParams, FollowerSort};
+pub use following::FollowingParams;
 pub use leaderboard::{RankedParams, SearchParams};
 pub use notifications::{Interval, NotificationParams};
 pub use query_string::{percent_decode, Query};
@@ -76,6 +78,12 @@ pub enum Call<A = AccountRef, L = TokenId> {
     LeaderboardCount,
     LeaderboardAll,
     GlobalStats,
+    UserFollowing(A, FollowingParams),
+    UserAllFollowing(A, FollowingParams),
+    ListFollowing(L, FollowingParams),
+    ListAllFollowing(L, FollowingParams),
+    ListFollowingAddresses(L),
+    ExportState(L),
 }
 
 /// A call whose subjects are resolved in one graph: what `render` answers
@@ -103,6 +111,12 @@ impl<A, L> Call<A, L> {
             Call::LeaderboardCount => Endpoint::LeaderboardCount,
             Call::LeaderboardAll => Endpoint::LeaderboardAll,
             Call::GlobalStats => Endpoint::GlobalStats,
+            Call::UserFollowing(..) => Endpoint::UserFollowing,
+            Call::UserAllFollowing(..) => Endpoint::UserAllFollowing,
+            Call::ListFollowing(..) => Endpoint::ListFollowing,
+            Call::ListAllFollowing(..) => Endpoint::ListAllFollowing,
+            Call::ListFollowingAddresses(..) => Endpoint::ListFollowingAddresses,
+            Call::ExportState(..) => Endpoint::ExportState,
         }
     }
 
@@ -113,6 +127,11 @@ impl<A, L> Call<A, L> {
             Call::UserNotifications(_, p) => Some(p.limit),
             Call::UserFollowers(_, p) | Call::ListFollowers(_, p) => Some(p.limit),
             Call::LeaderboardRanked(p) => Some(p.limit),
+            Call::UserFollowing(_, p)
+            | Call::UserAllFollowing(_, p)
+            | Call::ListFollowing(_, p)
+            | Call::ListAllFollowing(_, p) => Some(p.page.limit),
+            Call::ListFollowingAddresses(..) | Call::ExportState(..) => None,
             Call::ListDetails(..)
             | Call::UserBadges(..)
             | Call::ListBadges(..)
@@ -135,6 +154,11 @@ impl<A, L> Call<A, L> {
             Call::LeaderboardSearch(p) => p.heap_bytes(),
             Call::UserNotifications(_, p) => p.heap_bytes(),
             Call::UserFollowers(_, p) | Call::ListFollowers(_, p) => p.heap_bytes(),
+            Call::UserFollowing(_, p)
+            | Call::UserAllFollowing(_, p)
+            | Call::ListFollowing(_, p)
+            | Call::ListAllFollowing(_, p) => p.heap_bytes(),
+            Call::ListFollowingAddresses(..) | Call::ExportState(..) => 0,
             Call::ListDetails(..)
             | Call::UserBadges(..)
             | Call::ListBadges(..)
@@ -198,6 +222,20 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         Endpoint::LeaderboardCount => Call::LeaderboardCount,
         Endpoint::LeaderboardAll => Call::LeaderboardAll,
         Endpoint::GlobalStats => Call::GlobalStats,
+        Endpoint::UserFollowing => {
+            Call::UserFollowing(route.account(0)?, FollowingParams::parse(&q, max_limit)?)
+        }
+        Endpoint::UserAllFollowing => {
+            Call::UserAllFollowing(route.account(0)?, FollowingParams::parse(&q, max_limit)?)
+        }
+        Endpoint::ListFollowing => {
+            Call::ListFollowing(route.token_id(0)?, FollowingParams::parse(&q, max_limit)?)
+        }
+        Endpoint::ListAllFollowing => {
+            Call::ListAllFollowing(route.token_id(0)?, FollowingParams::parse(&q, max_limit)?)
+        }
+        Endpoint::ListFollowingAddresses => Call::ListFollowingAddresses(route.token_id(0)?),
+        Endpoint::ExportState => Call::ExportState(route.token_id(0)?),
     };
     Ok(Request {
         call,
@@ -230,6 +268,12 @@ impl Request {
             Call::LeaderboardCount => Call::LeaderboardCount,
             Call::LeaderboardAll => Call::LeaderboardAll,
             Call::GlobalStats => Call::GlobalStats,
+            Call::UserFollowing(a, p) => Call::UserFollowing(a.resolve(g)?, p),
+            Call::UserAllFollowing(a, p) => Call::UserAllFollowing(a.resolve(g)?, p),
+            Call::ListFollowing(l, p) => Call::ListFollowing(list(l)?, p),
+            Call::ListAllFollowing(l, p) => Call::ListAllFollowing(list(l)?, p),
+            Call::ListFollowingAddresses(l) => Call::ListFollowingAddresses(list(l)?),
+            Call::ExportState(l) => Call::ExportState(list(l)?),
         })
     }
 }
@@ -262,8 +306,34 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         Call::LeaderboardCount => leaderboard::render_count(g, out),
         Call::LeaderboardAll => leaderboard::render_all(g, out),
         Call::GlobalStats => stats::render_global(g, out),
+        Call::UserFollowing(account, p) => following::render(
+            g,
+            g.following_row(account.id),
+            p,
+            Exclude::BlockedOrMuted,
+            out,
+        ),
+        Call::UserAllFollowing(account, p) => {
+            following::render(g, g.following_row(account.id), p, Exclude::Nobody, out)
+        }
+        Call::ListFollowing(list, p) => {
+            following::render(g, own_row(g, list), p, Exclude::BlockedOrMuted, out)
+        }
+        Call::ListAllFollowing(list, p) => {
+            following::render(g, own_row(g, list), p, Exclude::Nobody, out)
+        }
+        Call::ListFollowingAddresses(list) => following::render_addresses(g, own_row(g, list), out),
+        Call::ExportState(list) => following::render_export(g, own_row(g, list), out),
     }
     body
+}
+
+/// A resolved list's own records (it has a user, so it has a row).
+fn own_row<'g>(g: &'g Graph, list: &ListUser) -> crate::graph::RecordRow<'g> {
+    match g.own_records(list.token_id) {
+        Some(own) => g.own_records_row(own),
+        None => g.following_row(None),
+    }
 }
 
 /// The whole pipeline for one request target: the body, or the error

@@ -80,6 +80,18 @@ impl<'a> Query<'a> {
         }
     }
 
+    /// Every occurrence's value, in request order, as UTF-8 text.
+    pub fn texts(&self, name: &str) -> Result<Vec<&str>, ApiError> {
+        self.pairs
+            .iter()
+            .filter(|(k, _)| **k == *name.as_bytes())
+            .map(|(_, v)| {
+                std::str::from_utf8(v)
+                    .map_err(|_| ApiError::BadParameter(format!("{name} is not valid UTF-8")))
+            })
+            .collect()
+    }
+
     /// A non-negative decimal integer; missing or empty gives `None`.
     pub fn number(&self, name: &str) -> Result<Option<u64>, ApiError> {
         let Some(text) = self.text(name)? else {

@@ -61,7 +61,7 @@ pub use notifications::{Notification, Notifications};
 pub use profiles::Profile;
 pub use ranked::RankedSort;
 pub use ranks::AccountStats;
-pub use records::Record;
+pub use records::{Record, RecordRow};
 pub use search::SearchIndex;
 pub use tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 
@@ -181,6 +181,20 @@ impl Graph {
         self.lists
             .own_records(token_id, |user| self.primary_list(user))
     }
+    /// A list's own records: its user's primary-list row, or its row
+    /// among the other lists'.
+    pub fn own_records_row(&self, own: OwnRecords) -> RecordRow<'_> {
+        match own {
+            OwnRecords::Primary(user) => self.records.row(user),
+            OwnRecords::Other(row) => self.lists.others().row(row),
+        }
+    }
+    /// The account's primary-list records (empty without a primary list,
+    /// or for an address without data).
+    pub fn following_row(&self, id: Option<AccountId>) -> RecordRow<'_> {
+        // Past the last row, a row is empty.
+        self.records.row(id.unwrap_or(AccountId::MAX))
+    }
     /// How many of list `token_id`'s own records carry neither `block`
     /// nor `mute`.
     pub fn own_records_shown(&self, token_id: u64) -> usize {
@@ -235,6 +249,11 @@ impl Graph {
     #[inline]
     pub fn stats(&self, id: AccountId) -> AccountStats {
         self.stats.get(id)
+    }
+    /// The account's followers count alone (no ranks).
+    #[inline]
+    pub fn followers_count(&self, id: AccountId) -> u32 {
+        self.stats.counts()[id as usize].followers
     }
     #[inline]
     pub fn profile(&self, id: AccountId) -> Option<Profile<'_>> {

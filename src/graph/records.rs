@@ -135,6 +135,23 @@ impl Records {
         ));
     }
 
+    /// Row F: its targets ascending, their `updated_at`, and each one's
+    /// tag set.
+    pub(super) fn row(&self, f: AccountId) -> RecordRow<'_> {
+        let (targets, times) = self.following_of(f);
+        let first_edge = if targets.is_empty() {
+            0
+        } else {
+            self.csr.edges(f).next().map_or(0, |e| e.id())
+        };
+        RecordRow {
+            records: self,
+            targets,
+            times,
+            first_edge,
+        }
+    }
+
     /// The tag set of the record at global edge index `edge`.
     #[inline]
     fn edge_tagset(&self, edge: usize) -> u32 {
@@ -185,6 +202,44 @@ impl Records {
             + (self.csr.node_count() + 1) * std::mem::size_of::<usize>()
             + self.tagged.capacity() * 8
             + self.tagsets.capacity() * 8
+    }
+}
+
+/// One row of records: what a list holds.
+#[derive(Clone, Copy)]
+pub struct RecordRow<'a> {
+    records: &'a Records,
+    /// The followed accounts, ascending.
+    pub targets: &'a [AccountId],
+    /// Each record's `updated_at`.
+    pub times: &'a [i64],
+    first_edge: usize,
+}
+
+impl RecordRow<'_> {
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+    /// The tag set of the `i`th record.
+    #[inline]
+    pub fn tagset(&self, i: usize) -> u32 {
+        self.records.edge_tagset(self.first_edge + i)
+    }
+    /// The `i`th record.
+    #[inline]
+    pub fn record(&self, i: usize) -> Record {
+        Record {
+            updated_at: self.times[i],
+            tagset: self.tagset(i),
+        }
+    }
+    /// The record of `t`, if the row holds one (a binary search).
+    pub fn find(&self, t: AccountId) -> Option<Record> {
+        let i = self.targets.binary_search(&t).ok()?;
+        Some(self.record(i))
     }
 }
 

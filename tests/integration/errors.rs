@@ -5,7 +5,7 @@ use crate::support::*;
 
 /// One valid request path per endpoint (fixtures::graph).
 /// One path of every GET endpoint served (fixtures::graph answers 200).
-pub const KNOWN: [&str; 18] = [
+pub const KNOWN: [&str; 24] = [
     "/api/v1/lists/1/details",
     "/api/v1/users/alice.eth/badges",
     "/api/v1/lists/1/badges",
@@ -24,6 +24,12 @@ pub const KNOWN: [&str; 18] = [
     "/api/v1/leaderboard/count",
     "/api/v1/leaderboard/all",
     "/api/v1/stats",
+    "/api/v1/users/alice.eth/following",
+    "/api/v1/users/alice.eth/allFollowing",
+    "/api/v1/lists/5/following",
+    "/api/v1/lists/6/allFollowing",
+    "/api/v1/lists/1/allFollowingAddresses",
+    "/api/v1/exportState/1",
 ];
 
 #[test]

@@ -13,6 +13,7 @@ mod differential;
 mod errors;
 mod export;
 mod followers;
+mod following;
 mod hostile;
 mod leaderboard;
 mod limits;
