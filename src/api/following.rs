@@ -95,9 +95,9 @@ pub fn render(
     out.push_str("]}");
 }
 
-/// The indexes of `kept` ordered by `key`, then the page `offset..offset
-/// + limit` of them: a selection of the first `offset + limit`, only they
-/// sorted.
+/// The indexes of `kept` ordered by `key`, then the page of them from
+/// `offset`, `limit` long: a selection of the first `offset + limit`,
+/// only they sorted.
 fn first<K: Ord>(
     kept: impl Iterator<Item = usize>,
     page: &FollowerParams,
