@@ -101,6 +101,9 @@ endpoints! {
         ListAllFollowing  "list_all_following" GET "/lists/{token_id}/allFollowing"      [limit, offset, tags, sort, include, cache]            Following;
         ListFollowingAddresses "list_all_following_addresses" GET "/lists/{token_id}/allFollowingAddresses" [cache]                        Following;
         ExportState       "export_state"       GET "/exportState/{token_id}"             [cache]                                                Following;
+        FollowerState     "follower_state"     GET "/users/{addressOrENS}/{addressOrENS2}/followerState" [cache]                                States;
+        ButtonState       "button_state"       GET "/lists/{token_id}/{addressOrENS}/buttonState" [cache]                                       States;
+        ListFollowerState "list_follower_state" GET "/lists/{token_id}/{addressOrENS}/followerState" [cache]                                    States;
     }
     operations {
         // variant  method path
@@ -168,6 +171,7 @@ pub enum Family {
     Account,
     Stats,
     Following,
+    States,
 }
 
 /// One segment of an endpoint path.

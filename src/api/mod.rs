@@ -22,8 +22,8 @@
 //! 10), `badges.rs` (2, 3), `leaderboard.rs` (4, 38-40),
 //! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22),
 //! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
-//! (15-18, 27, 28). The families still to come go beside them:
-//! `states.rs` (30-33), `tags.rs` (34-37), `search.rs` (23-26, 29),
+//! (15-18, 27, 28), `states.rs` (30, 31, 33; later 32). The families
+//! still to come go beside them: `tags.rs` (34-37), `search.rs` (23-26, 29),
 //! `openapi.rs` (42).
 //!
 //! An endpoint is a row of the table, a [`Call`] variant holding its path
@@ -40,6 +40,7 @@ mod leaderboard;
 mod notifications;
 pub mod query_string;
 pub mod rows;
+mod states;
 mod stats;
 pub mod subject;
 
@@ -84,6 +85,9 @@ pub enum Call<A = AccountRef, L = TokenId> {
     ListAllFollowing(L, FollowingParams),
     ListFollowingAddresses(L),
     ExportState(L),
+    FollowerState(A, A),
+    ButtonState(L, A),
+    ListFollowerState(L, A),
 }
 
 /// A call whose subjects are resolved in one graph: what `render` answers
@@ -117,6 +121,9 @@ impl<A, L> Call<A, L> {
             Call::ListAllFollowing(..) => Endpoint::ListAllFollowing,
             Call::ListFollowingAddresses(..) => Endpoint::ListFollowingAddresses,
             Call::ExportState(..) => Endpoint::ExportState,
+            Call::FollowerState(..) => Endpoint::FollowerState,
+            Call::ButtonState(..) => Endpoint::ButtonState,
+            Call::ListFollowerState(..) => Endpoint::ListFollowerState,
         }
     }
 
@@ -131,7 +138,11 @@ impl<A, L> Call<A, L> {
             | Call::UserAllFollowing(_, p)
             | Call::ListFollowing(_, p)
             | Call::ListAllFollowing(_, p) => Some(p.page.limit),
-            Call::ListFollowingAddresses(..) | Call::ExportState(..) => None,
+            Call::ListFollowingAddresses(..)
+            | Call::ExportState(..)
+            | Call::FollowerState(..)
+            | Call::ButtonState(..)
+            | Call::ListFollowerState(..) => None,
             Call::ListDetails(..)
             | Call::UserBadges(..)
             | Call::ListBadges(..)
@@ -158,7 +169,11 @@ impl<A, L> Call<A, L> {
             | Call::UserAllFollowing(_, p)
             | Call::ListFollowing(_, p)
             | Call::ListAllFollowing(_, p) => p.heap_bytes(),
-            Call::ListFollowingAddresses(..) | Call::ExportState(..) => 0,
+            Call::ListFollowingAddresses(..)
+            | Call::ExportState(..)
+            | Call::FollowerState(..)
+            | Call::ButtonState(..)
+            | Call::ListFollowerState(..) => 0,
             Call::ListDetails(..)
             | Call::UserBadges(..)
             | Call::ListBadges(..)
@@ -236,6 +251,11 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         }
         Endpoint::ListFollowingAddresses => Call::ListFollowingAddresses(route.token_id(0)?),
         Endpoint::ExportState => Call::ExportState(route.token_id(0)?),
+        Endpoint::FollowerState => Call::FollowerState(route.account(0)?, route.account(1)?),
+        Endpoint::ButtonState => Call::ButtonState(route.token_id(0)?, route.account(1)?),
+        Endpoint::ListFollowerState => {
+            Call::ListFollowerState(route.token_id(0)?, route.account(1)?)
+        }
     };
     Ok(Request {
         call,
@@ -274,6 +294,9 @@ impl Request {
             Call::ListAllFollowing(l, p) => Call::ListAllFollowing(list(l)?, p),
             Call::ListFollowingAddresses(l) => Call::ListFollowingAddresses(list(l)?),
             Call::ExportState(l) => Call::ExportState(list(l)?),
+            Call::FollowerState(a, b) => Call::FollowerState(a.resolve(g)?, b.resolve(g)?),
+            Call::ButtonState(l, a) => Call::ButtonState(list(l)?, a.resolve(g)?),
+            Call::ListFollowerState(l, a) => Call::ListFollowerState(list(l)?, a.resolve(g)?),
         })
     }
 }
@@ -324,12 +347,15 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         }
         Call::ListFollowingAddresses(list) => following::render_addresses(g, own_row(g, list), out),
         Call::ExportState(list) => following::render_export(g, own_row(g, list), out),
+        Call::FollowerState(a, b) => states::render_follower_state(g, a, b, out),
+        Call::ButtonState(list, a) => states::render_button_state(g, list, a, out),
+        Call::ListFollowerState(list, a) => states::render_list_follower_state(g, list, a, out),
     }
     body
 }
 
 /// A resolved list's own records (it has a user, so it has a row).
-fn own_row<'g>(g: &'g Graph, list: &ListUser) -> crate::graph::RecordRow<'g> {
+pub(crate) fn own_row<'g>(g: &'g Graph, list: &ListUser) -> crate::graph::RecordRow<'g> {
     match g.own_records(list.token_id) {
         Some(own) => g.own_records_row(own),
         None => g.following_row(None),

@@ -23,4 +23,5 @@ mod ranked;
 mod reload;
 mod running;
 mod s3;
+mod states;
 mod stats;
