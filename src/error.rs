@@ -19,6 +19,10 @@ pub enum ApiError {
     InvalidListId,
     /// 400 `{"response": "<text naming the parameter>"}`.
     BadParameter(String),
+    /// 400 `{"response": "<what is wrong with the body>"}` (32's body).
+    BadBody(String),
+    /// 413 `{"response": …}`: a body over `max` bytes (32's body).
+    BodyTooLarge { max: usize },
     /// 404 `{"response": "ENS name not valid or does not exist"}`.
     UnknownName,
     /// 404 `{"response": "No User Found"}`.
@@ -36,7 +40,11 @@ impl ApiError {
         match self {
             ApiError::UnknownPath(_) | ApiError::UnknownName | ApiError::NoUserFound => 404,
             ApiError::MethodNotAllowed { .. } => 405,
-            ApiError::PathNotUtf8 | ApiError::InvalidListId | ApiError::BadParameter(_) => 400,
+            ApiError::PathNotUtf8
+            | ApiError::InvalidListId
+            | ApiError::BadParameter(_)
+            | ApiError::BadBody(_) => 400,
+            ApiError::BodyTooLarge { .. } => 413,
             ApiError::NotReady => 503,
             ApiError::UriTooLong { .. } => 414,
             ApiError::Internal => 500,
@@ -61,7 +69,10 @@ impl ApiError {
             ),
             ApiError::PathNotUtf8 => ("response", "path is not valid UTF-8".to_owned()),
             ApiError::InvalidListId => ("response", "Invalid list id".to_owned()),
-            ApiError::BadParameter(text) => ("response", text.clone()),
+            ApiError::BadParameter(text) | ApiError::BadBody(text) => ("response", text.clone()),
+            ApiError::BodyTooLarge { max } => {
+                ("response", format!("the body is larger than {max} bytes"))
+            }
             ApiError::UnknownName => (
                 "response",
                 "ENS name not valid or does not exist".to_owned(),

@@ -22,7 +22,7 @@
 //! 10), `badges.rs` (2, 3), `leaderboard.rs` (4, 38-40),
 //! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22),
 //! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
-//! (15-18, 27, 28), `states.rs` (30, 31, 33; later 32). The families
+//! (15-18, 27, 28), `states.rs` (30-33). The families
 //! still to come go beside them: `tags.rs` (34-37), `search.rs` (23-26, 29),
 //! `openapi.rs` (42).
 //!
@@ -50,6 +50,7 @@ pub use following::FollowingParams;
 pub use leaderboard::{RankedParams, SearchParams};
 pub use notifications::{Interval, NotificationParams};
 pub use query_string::{percent_decode, Query};
+pub use states::{Batch, MAX_BATCH_ITEMS};
 pub use subject::{parse_token_id, resolve_list, Account, AccountRef, ListUser, TokenId};
 
 use crate::error::ApiError;
@@ -88,6 +89,9 @@ pub enum Call<A = AccountRef, L = TokenId> {
     FollowerState(A, A),
     ButtonState(L, A),
     ListFollowerState(L, A),
+    /// 32: the body's items stay as parsed (each resolves, or not, when
+    /// rendered); never cached.
+    ButtonStateBatch(L, Batch),
 }
 
 /// A call whose subjects are resolved in one graph: what `render` answers
@@ -124,6 +128,7 @@ impl<A, L> Call<A, L> {
             Call::FollowerState(..) => Endpoint::FollowerState,
             Call::ButtonState(..) => Endpoint::ButtonState,
             Call::ListFollowerState(..) => Endpoint::ListFollowerState,
+            Call::ButtonStateBatch(..) => Endpoint::ButtonStateBatch,
         }
     }
 
@@ -142,7 +147,8 @@ impl<A, L> Call<A, L> {
             | Call::ExportState(..)
             | Call::FollowerState(..)
             | Call::ButtonState(..)
-            | Call::ListFollowerState(..) => None,
+            | Call::ListFollowerState(..)
+            | Call::ButtonStateBatch(..) => None,
             Call::ListDetails(..)
             | Call::UserBadges(..)
             | Call::ListBadges(..)
@@ -174,6 +180,7 @@ impl<A, L> Call<A, L> {
             | Call::FollowerState(..)
             | Call::ButtonState(..)
             | Call::ListFollowerState(..) => 0,
+            Call::ButtonStateBatch(_, batch) => batch.heap_bytes(),
             Call::ListDetails(..)
             | Call::UserBadges(..)
             | Call::ListBadges(..)
@@ -256,6 +263,12 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         Endpoint::ListFollowerState => {
             Call::ListFollowerState(route.token_id(0)?, route.account(1)?)
         }
+        // Its query, `cache` included, is ignored; the body comes next
+        // (`Request::with_body`).
+        Endpoint::ButtonStateBatch => {
+            let call = Call::ButtonStateBatch(route.token_id(0)?, Batch::default());
+            return Ok(Request { call, fresh: true });
+        }
     };
     Ok(Request {
         call,
@@ -264,6 +277,20 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
 }
 
 impl Request {
+    /// Whether the answer may be cached (32's may not).
+    pub fn cacheable(&self) -> bool {
+        !matches!(self.call, Call::ButtonStateBatch(..))
+    }
+
+    /// Reads a request body into the call that takes one (32): 400 when
+    /// it is not a JSON array of at most 1,000 items. Others ignore it.
+    pub fn with_body(mut self, body: &[u8]) -> Result<Request, ApiError> {
+        if let Call::ButtonStateBatch(_, batch) = &mut self.call {
+            *batch = Batch::parse(body)?;
+        }
+        Ok(self)
+    }
+
     /// Looks the subjects up in `g`, in path order: unknown names give 404
     /// "ENS name not valid or does not exist", lists that do not exist or
     /// have no user 404 "No User Found".
@@ -297,6 +324,7 @@ impl Request {
             Call::FollowerState(a, b) => Call::FollowerState(a.resolve(g)?, b.resolve(g)?),
             Call::ButtonState(l, a) => Call::ButtonState(list(l)?, a.resolve(g)?),
             Call::ListFollowerState(l, a) => Call::ListFollowerState(list(l)?, a.resolve(g)?),
+            Call::ButtonStateBatch(l, batch) => Call::ButtonStateBatch(list(l)?, batch),
         })
     }
 }
@@ -350,6 +378,7 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         Call::FollowerState(a, b) => states::render_follower_state(g, a, b, out),
         Call::ButtonState(list, a) => states::render_button_state(g, list, a, out),
         Call::ListFollowerState(list, a) => states::render_list_follower_state(g, list, a, out),
+        Call::ButtonStateBatch(list, batch) => states::render_batch(g, list, batch, out),
     }
     body
 }

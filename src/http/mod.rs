@@ -62,7 +62,8 @@ impl AppState {
     }
 }
 
-/// Every request: method, path and raw query, answered by `respond`.
+/// Every request: method, path, raw query, the preflight's requested
+/// headers and (POST only) the body, answered by `respond`.
 pub fn routes(
     state: Arc<AppState>,
 ) -> impl Filter<Extract = (WarpResponse,), Error = Infallible> + Clone {
@@ -70,22 +71,92 @@ pub fn routes(
         .and(warp::path::full())
         .and(raw_query())
         .and(requested_headers())
-        .map(
-            move |method: Method, path: FullPath, query: String, requested: Option<String>| {
-                let request = Incoming {
-                    method: &method,
-                    raw_path: path.as_str(),
-                    query: &query,
-                    requested_headers: requested.as_deref(),
-                };
-                let mut r = respond(&state, &request);
-                r.headers_mut().insert(
-                    header::ACCESS_CONTROL_ALLOW_ORIGIN,
-                    HeaderValue::from_static("*"),
-                );
-                r
+        .and(body_stream())
+        .then(
+            move |method: Method,
+                  path: FullPath,
+                  query: String,
+                  requested: Option<String>,
+                  body: Option<BodyStream>| {
+                let state = state.clone();
+                async move {
+                    // Only a POST's body is read (only 32 takes one), and
+                    // at most one byte past the limit.
+                    let body = match body {
+                        Some(stream) if method == Method::POST => {
+                            Some(read_body(stream, MAX_BODY_BYTES).await)
+                        }
+                        _ => None,
+                    };
+                    let request = Incoming {
+                        method: &method,
+                        raw_path: path.as_str(),
+                        query: &query,
+                        requested_headers: requested.as_deref(),
+                        body: body.as_ref(),
+                    };
+                    let mut r = respond(&state, &request);
+                    r.headers_mut().insert(
+                        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+                        HeaderValue::from_static("*"),
+                    );
+                    r
+                }
             },
         )
+}
+
+/// Largest body 32 takes; above: 413.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// How long a body may take to arrive.
+const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+type BodyStream =
+    std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<Bytes, warp::Error>> + Send>>;
+
+fn body_stream() -> impl Filter<Extract = (Option<BodyStream>,), Error = Infallible> + Clone {
+    warp::body::stream()
+        .map(boxed_body)
+        .or(warp::any().map(|| None))
+        .unify()
+}
+
+fn boxed_body<S, B>(stream: S) -> Option<BodyStream>
+where
+    S: futures_util::Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: bytes::Buf,
+{
+    use futures_util::StreamExt;
+    let chunks = stream.map(|chunk| chunk.map(|mut buf| buf.copy_to_bytes(buf.remaining())));
+    Some(Box::pin(chunks))
+}
+
+/// A POST body as read.
+enum BodyRead {
+    Complete(Vec<u8>),
+    TooLarge,
+    /// Broken off, or not received within `BODY_READ_TIMEOUT`.
+    Failed,
+}
+
+async fn read_body(mut stream: BodyStream, max: usize) -> BodyRead {
+    use futures_util::StreamExt;
+    let read = async {
+        let mut body = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            let Ok(chunk) = chunk else {
+                return BodyRead::Failed;
+            };
+            if body.len() + chunk.len() > max {
+                return BodyRead::TooLarge;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        BodyRead::Complete(body)
+    };
+    tokio::time::timeout(BODY_READ_TIMEOUT, read)
+        .await
+        .unwrap_or(BodyRead::Failed)
 }
 
 fn raw_query() -> impl Filter<Extract = (String,), Error = Infallible> + Clone {
@@ -106,6 +177,8 @@ struct Incoming<'a> {
     raw_path: &'a str,
     query: &'a str,
     requested_headers: Option<&'a str>,
+    /// A POST's body.
+    body: Option<&'a BodyRead>,
 }
 
 /// The URI limit (414, before routing, uncounted), then the operations
@@ -132,7 +205,7 @@ fn respond(state: &AppState, request: &Incoming<'_>) -> WarpResponse {
             .observe(Some(route.endpoint), 204, started.elapsed());
         return r;
     }
-    let result = guarded(raw_path, || answer(state, method, decoded, &route, query));
+    let result = guarded(raw_path, || answer(state, request, decoded, &route));
     state
         .metrics
         .observe(Some(route.endpoint), status_of(&result), started.elapsed());
@@ -143,11 +216,11 @@ fn respond(state: &AppState, request: &Incoming<'_>) -> WarpResponse {
 /// mode) parse, resolve against the live snapshot, the cache, render.
 fn answer(
     state: &AppState,
-    method: &Method,
+    incoming: &Incoming<'_>,
     decoded_path: String,
     route: &Route,
-    query: &str,
 ) -> Result<WarpResponse, ApiError> {
+    let method = incoming.method;
     let allowed = route.endpoint.method();
     if !allowed.accepts(method.as_str()) {
         return Err(ApiError::MethodNotAllowed {
@@ -159,17 +232,32 @@ fn answer(
     if let Some(body) = &state.static_body {
         return Ok(json_response(StatusCode::OK, body.clone()));
     }
-    let request = api::parse(route, query, state.max_limit)?;
+    let mut request = api::parse(route, incoming.query, state.max_limit)?;
+    if route.endpoint.method() == api::Method::Post {
+        request = match incoming.body {
+            Some(BodyRead::Complete(body)) => request.with_body(body)?,
+            Some(BodyRead::TooLarge) => {
+                return Err(ApiError::BodyTooLarge {
+                    max: MAX_BODY_BYTES,
+                })
+            }
+            Some(BodyRead::Failed) | None => {
+                return Err(ApiError::BadBody("the body could not be read".into()))
+            }
+        };
+    }
     let Some(served) = state.live.current() else {
         return Err(ApiError::NotReady);
     };
     let graph = &served.graph;
     let fresh = request.fresh;
+    let request_cacheable = request.cacheable();
     let key = CacheKey {
         generation: served.generation,
         call: request.resolve(graph)?,
     };
-    if !fresh {
+    let cacheable = request_cacheable;
+    if !fresh && cacheable {
         if let Some(body) = state.cache.get(&key) {
             state.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(json_response(StatusCode::OK, body));
@@ -177,7 +265,9 @@ fn answer(
     }
     state.metrics.cache_misses.fetch_add(1, Ordering::Relaxed);
     let body = Bytes::from(api::render(graph, &key.call, now_ms()));
-    state.cache.insert(key, body.clone());
+    if cacheable {
+        state.cache.insert(key, body.clone());
+    }
     Ok(json_response(StatusCode::OK, body))
 }
 

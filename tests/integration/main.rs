@@ -24,4 +24,5 @@ mod reload;
 mod running;
 mod s3;
 mod states;
+mod states_batch;
 mod stats;

@@ -36,6 +36,19 @@ impl TestServer {
         )
     }
 
+    /// POST with `body` (and a JSON content type).
+    pub fn post(&self, target: &str, body: &[u8]) -> Response {
+        let mut req = format!(
+            "POST {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            self.port,
+            body.len()
+        )
+        .into_bytes();
+        req.extend_from_slice(body);
+        self.raw(&req, false, &format!("POST {target}"))
+    }
+
     /// Sends raw request bytes; `head` says the response has no body.
     pub fn raw(&self, bytes: &[u8], head: bool, label: &str) -> Response {
         self.try_raw(bytes, head, label)
