@@ -105,6 +105,10 @@ endpoints! {
         ButtonState       "button_state"       GET "/lists/{token_id}/{addressOrENS}/buttonState" [cache]                                       States;
         ListFollowerState "list_follower_state" GET "/lists/{token_id}/{addressOrENS}/followerState" [cache]                                    States;
         ButtonStateBatch  "button_state_batch" POST "/lists/{token_id}/buttonStateBatch" []                                                    States;
+        UserTags          "user_tags"          GET "/users/{addressOrENS}/tags"          [cache]                                                Tags;
+        ListTags          "list_tags"          GET "/lists/{token_id}/tags"              [include, cache]                                       Tags;
+        UserTaggedAs      "user_tagged_as"     GET "/users/{addressOrENS}/taggedAs"      [cache]                                                Tags;
+        ListTaggedAs      "list_tagged_as"     GET "/lists/{token_id}/taggedAs"          [cache]                                                Tags;
     }
     operations {
         // variant  method path
@@ -173,6 +177,7 @@ pub enum Family {
     Stats,
     Following,
     States,
+    Tags,
 }
 
 /// One segment of an endpoint path.

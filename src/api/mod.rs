@@ -22,9 +22,9 @@
 //! 10), `badges.rs` (2, 3), `leaderboard.rs` (4, 38-40),
 //! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22),
 //! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
-//! (15-18, 27, 28), `states.rs` (30-33). The families
-//! still to come go beside them: `tags.rs` (34-37), `search.rs` (23-26, 29),
-//! `openapi.rs` (42).
+//! (15-18, 27, 28), `states.rs` (30-33), `tags.rs` (34-37). The families
+//! still to come go beside them: `search.rs` (23-26, 29), `openapi.rs`
+//! (42).
 //!
 //! An endpoint is a row of the table, a [`Call`] variant holding its path
 //! subjects and parameters, and an arm in each `match` on `Call` below
@@ -43,6 +43,7 @@ pub mod rows;
 mod states;
 mod stats;
 pub mod subject;
+mod tags;
 
 pub use endpoints::{route, Endpoint, Family, Method, Operation, Route};
 pub use followers::{Exclude, FollowerParams, FollowerSort};
@@ -52,6 +53,7 @@ pub use notifications::{Interval, NotificationParams};
 pub use query_string::{percent_decode, Query};
 pub use states::{Batch, MAX_BATCH_ITEMS};
 pub use subject::{parse_token_id, resolve_list, Account, AccountRef, ListUser, TokenId};
+pub use tags::TagSearch;
 
 use crate::error::ApiError;
 use crate::graph::Graph;
@@ -92,6 +94,10 @@ pub enum Call<A = AccountRef, L = TokenId> {
     /// 32: the body's items stay as parsed (each resolves, or not, when
     /// rendered); never cached.
     ButtonStateBatch(L, Batch),
+    UserTags(A),
+    ListTags(L, TagSearch),
+    UserTaggedAs(A),
+    ListTaggedAs(L),
 }
 
 /// A call whose subjects are resolved in one graph: what `render` answers
@@ -129,6 +135,10 @@ impl<A, L> Call<A, L> {
             Call::ButtonState(..) => Endpoint::ButtonState,
             Call::ListFollowerState(..) => Endpoint::ListFollowerState,
             Call::ButtonStateBatch(..) => Endpoint::ButtonStateBatch,
+            Call::UserTags(..) => Endpoint::UserTags,
+            Call::ListTags(..) => Endpoint::ListTags,
+            Call::UserTaggedAs(..) => Endpoint::UserTaggedAs,
+            Call::ListTaggedAs(..) => Endpoint::ListTaggedAs,
         }
     }
 
@@ -148,7 +158,11 @@ impl<A, L> Call<A, L> {
             | Call::FollowerState(..)
             | Call::ButtonState(..)
             | Call::ListFollowerState(..)
-            | Call::ButtonStateBatch(..) => None,
+            | Call::ButtonStateBatch(..)
+            | Call::UserTags(..)
+            | Call::ListTags(..)
+            | Call::UserTaggedAs(..)
+            | Call::ListTaggedAs(..) => None,
             Call::ListDetails(..)
             | Call::UserBadges(..)
             | Call::ListBadges(..)
@@ -181,6 +195,8 @@ impl<A, L> Call<A, L> {
             | Call::ButtonState(..)
             | Call::ListFollowerState(..) => 0,
             Call::ButtonStateBatch(_, batch) => batch.heap_bytes(),
+            Call::ListTags(_, search) => search.heap_bytes(),
+            Call::UserTags(..) | Call::UserTaggedAs(..) | Call::ListTaggedAs(..) => 0,
             Call::ListDetails(..)
             | Call::UserBadges(..)
             | Call::ListBadges(..)
@@ -265,6 +281,10 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         }
         // Its query, `cache` included, is ignored; the body comes next
         // (`Request::with_body`).
+        Endpoint::UserTags => Call::UserTags(route.account(0)?),
+        Endpoint::ListTags => Call::ListTags(route.token_id(0)?, TagSearch::parse(&q)?),
+        Endpoint::UserTaggedAs => Call::UserTaggedAs(route.account(0)?),
+        Endpoint::ListTaggedAs => Call::ListTaggedAs(route.token_id(0)?),
         Endpoint::ButtonStateBatch => {
             let call = Call::ButtonStateBatch(route.token_id(0)?, Batch::default());
             return Ok(Request { call, fresh: true });
@@ -325,6 +345,10 @@ impl Request {
             Call::ButtonState(l, a) => Call::ButtonState(list(l)?, a.resolve(g)?),
             Call::ListFollowerState(l, a) => Call::ListFollowerState(list(l)?, a.resolve(g)?),
             Call::ButtonStateBatch(l, batch) => Call::ButtonStateBatch(list(l)?, batch),
+            Call::UserTags(a) => Call::UserTags(a.resolve(g)?),
+            Call::ListTags(l, search) => Call::ListTags(list(l)?, search),
+            Call::UserTaggedAs(a) => Call::UserTaggedAs(a.resolve(g)?),
+            Call::ListTaggedAs(l) => Call::ListTaggedAs(list(l)?),
         })
     }
 }
@@ -379,6 +403,22 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         Call::ButtonState(list, a) => states::render_button_state(g, list, a, out),
         Call::ListFollowerState(list, a) => states::render_list_follower_state(g, list, a, out),
         Call::ButtonStateBatch(list, batch) => states::render_batch(g, list, batch, out),
+        Call::UserTags(account) => {
+            let row = g.following_row(account.id);
+            tags::render_tags(g, tags::Subject::Account(account), row, out)
+        }
+        Call::ListTags(list, search) if search.tags.is_empty() => {
+            tags::render_tags(g, tags::Subject::List(list.token_id), own_row(g, list), out)
+        }
+        Call::ListTags(list, search) => {
+            tags::render_tag_search(g, list.token_id, own_row(g, list), search, out)
+        }
+        Call::UserTaggedAs(account) => {
+            tags::render_tagged_as(g, tags::Subject::Account(account), account.id, out)
+        }
+        Call::ListTaggedAs(list) => {
+            tags::render_tagged_as(g, tags::Subject::List(list.token_id), Some(list.user), out)
+        }
     }
     body
 }

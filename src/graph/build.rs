@@ -38,6 +38,7 @@ use super::profiles::ProfilesBuilder;
 use super::ranked::RankedOrders;
 use super::ranks::{count_follows, count_tagged, leaderboard_order, Stats};
 use super::records::{forward_csr, list_csr, scan_records, Records};
+use super::tagged_by::TaggedBy;
 use super::tags::{scan_tags, SharedTags, TagTargets};
 use super::{Graph, SearchIndex, TableCounts};
 use crate::snapshot::{
@@ -172,6 +173,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     let tags = tags.finish();
     let records = Records::new(following, record_tagsets.sets);
     let other_lists = Records::new(other_lists, list_tagsets.sets);
+    let tagged_by = TaggedBy::build(&records);
     timer.done("tagsets");
 
     // 5. Counts and the leaderboard, then the largest scratch space
@@ -222,6 +224,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         records,
         followers,
         tags,
+        tagged_by,
         stats,
         ranked,
         lists,

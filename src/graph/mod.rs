@@ -21,6 +21,7 @@
 //! - `notifications.rs`: ops grouped by target, newest first (12 bytes
 //!   each);
 //! - `tags.rs`: tag texts and tag sets with their block/mute/top8 flags;
+//! - `tagged_by.rs`: each account's tagged records by follower;
 //! - `ranks.rs`: per-account counts, their RANK()s, the leaderboard order;
 //! - `ranked.rs`: each count's ranked orders (both directions);
 //! - `lists.rs`: every list's user, the own records of lists that are
@@ -49,6 +50,7 @@ mod ranks;
 mod records;
 mod scatter;
 mod search;
+mod tagged_by;
 mod tags;
 
 use rayon::prelude::*;
@@ -116,6 +118,7 @@ pub struct Graph {
     records: records::Records,
     followers: FollowerIndex,
     tags: tags::Tags,
+    tagged_by: tagged_by::TaggedBy,
     stats: ranks::Stats,
     ranked: ranked::RankedOrders,
     lists: lists::Lists,
@@ -282,6 +285,11 @@ impl Graph {
     pub fn followers_latest(&self, t: AccountId) -> &[AccountId] {
         self.followers.latest(t)
     }
+    /// (follower, tag set) of the followers' records of T that carry
+    /// tags, followers ascending.
+    pub fn tagged_by(&self, t: AccountId) -> impl Iterator<Item = (AccountId, u32)> + '_ {
+        self.tagged_by.of(t)
+    }
     /// T's followers, follower count descending then address ascending.
     #[inline]
     pub fn followers_by_count(&self, t: AccountId) -> &[AccountId] {
@@ -386,7 +394,7 @@ impl Graph {
             ("accounts", self.accounts.heap_bytes()),
             ("following", self.records.heap_bytes()),
             ("followers", self.followers.heap_bytes()),
-            ("tags", self.tags.heap_bytes()),
+            ("tags", self.tags.heap_bytes() + self.tagged_by.heap_bytes()),
             ("stats", self.stats.heap_bytes()),
             ("ranked", self.ranked.heap_bytes()),
             ("lists", self.lists.heap_bytes()),

@@ -236,6 +236,25 @@ impl RecordRow<'_> {
             tagset: self.tagset(i),
         }
     }
+    /// (index in the row, tag set) of the row's records that carry tags,
+    /// from the side table (a search, then the row's tagged entries).
+    pub fn tagged(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let (start, end) = (
+            self.first_edge as u32,
+            (self.first_edge + self.len()) as u32,
+        );
+        let sets = &self.records.tagsets;
+        let from = if self.is_empty() {
+            sets.len()
+        } else {
+            sets.partition_point(|&(e, _)| e < start)
+        };
+        sets[from..]
+            .iter()
+            .take_while(move |&&(e, _)| e < end)
+            .map(move |&(e, set)| ((e - start) as usize, set))
+    }
+
     /// The record of `t`, if the row holds one (a binary search).
     pub fn find(&self, t: AccountId) -> Option<Record> {
         let i = self.targets.binary_search(&t).ok()?;

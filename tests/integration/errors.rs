@@ -5,7 +5,7 @@ use crate::support::*;
 
 /// One valid request path per endpoint (fixtures::graph).
 /// One path of every GET endpoint served (fixtures::graph answers 200).
-pub const KNOWN: [&str; 27] = [
+pub const KNOWN: [&str; 31] = [
     "/api/v1/lists/1/details",
     "/api/v1/users/alice.eth/badges",
     "/api/v1/lists/1/badges",
@@ -33,6 +33,10 @@ pub const KNOWN: [&str; 27] = [
     "/api/v1/users/alice.eth/Dave.eth/followerState",
     "/api/v1/lists/1/alice.eth/buttonState",
     "/api/v1/lists/5/alice.eth/followerState",
+    "/api/v1/users/alice.eth/tags",
+    "/api/v1/lists/1/tags",
+    "/api/v1/users/alice.eth/taggedAs",
+    "/api/v1/lists/5/taggedAs",
 ];
 
 #[test]

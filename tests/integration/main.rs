@@ -26,3 +26,4 @@ mod s3;
 mod states;
 mod states_batch;
 mod stats;
+mod tags;

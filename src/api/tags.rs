@@ -1,0 +1,183 @@
+//! Sections 34-37: the tags of a list's records (`/users/{a}/tags`: the
+//! account's primary list; `/lists/{id}/tags`: the list's own records,
+//! with an `include` filter) and the tags an account's followers put on it
+//! (`taggedAs`). Tags are few per list and per account, so each answer
+//! reads only tagged records: the row's side-table entries, or the
+//! account's entries in the tagged-by index.
+
+use crate::error::ApiError;
+use crate::graph::{AccountId, Graph, RecordRow};
+use crate::json::{push_key, push_num, push_num_str, push_str};
+
+use super::query_string::{trim, Query};
+use super::rows::push_address;
+use super::subject::Account;
+
+/// Who an answer is about: an account (`"address"`) or a list
+/// (`"token_id"`).
+pub enum Subject<'a> {
+    Account(&'a Account),
+    List(u64),
+}
+
+/// 35's `include`: tags to search, in the order given, without repeats.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TagSearch {
+    pub tags: Vec<String>,
+}
+
+impl TagSearch {
+    /// The first `include`, comma-separated, segments trimmed, empty ones
+    /// dropped.
+    pub fn parse(q: &Query<'_>) -> Result<TagSearch, ApiError> {
+        let mut tags: Vec<String> = Vec::new();
+        for segment in q.text("include")?.unwrap_or("").split(',').map(trim) {
+            if !segment.is_empty() && !tags.iter().any(|t| t == segment) {
+                tags.push(segment.to_owned());
+            }
+        }
+        Ok(TagSearch { tags })
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.tags.iter().map(|t| t.len() + 24).sum()
+    }
+}
+
+fn push_subject(subject: &Subject<'_>, out: &mut String) {
+    match subject {
+        Subject::Account(a) => {
+            push_key(out, "address");
+            push_address(out, &a.address);
+        }
+        Subject::List(token_id) => {
+            push_key(out, "token_id");
+            push_num_str(out, *token_id);
+        }
+    }
+}
+
+/// 34, 35 (without `include`): every (record, tag) pair of `row`.
+pub fn render_tags(g: &Graph, subject: Subject<'_>, row: RecordRow<'_>, out: &mut String) {
+    let pairs = row
+        .tagged()
+        .flat_map(|(i, set)| g.tagset(set).iter().map(move |&tag| (row.targets[i], tag)))
+        .collect();
+    push_pairs(g, &subject, pairs, out);
+}
+
+/// 36, 37: every (follower, tag of its record of `t`) pair.
+pub fn render_tagged_as(g: &Graph, subject: Subject<'_>, t: Option<AccountId>, out: &mut String) {
+    let pairs = match t {
+        Some(t) => g
+            .tagged_by(t)
+            .flat_map(|(f, set)| g.tagset(set).iter().map(move |&tag| (f, tag)))
+            .collect(),
+        None => Vec::new(),
+    };
+    push_pairs(g, &subject, pairs, out);
+}
+
+/// `{subject, "tags", "tagCounts", "taggedAddresses"}` of (account, tag)
+/// pairs: tags ascending by bytes, pairs by address then tag.
+fn push_pairs(
+    g: &Graph,
+    subject: &Subject<'_>,
+    mut pairs: Vec<(AccountId, u32)>,
+    out: &mut String,
+) {
+    let text = |tag: u32| g.tag_text(tag).as_bytes();
+    pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| text(a.1).cmp(text(b.1))));
+    let mut counts: Vec<(u32, u64)> = Vec::new();
+    let mut tags: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+    tags.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
+    for tag in tags {
+        match counts.last_mut() {
+            Some((last, n)) if *last == tag => *n += 1,
+            _ => counts.push((tag, 1)),
+        }
+    }
+    out.push('{');
+    push_subject(subject, out);
+    out.push_str(",\"tags\":[");
+    for (i, &(tag, _)) in counts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_str(out, g.tag_text(tag));
+    }
+    out.push_str("],\"tagCounts\":[");
+    for (i, &(tag, n)) in counts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('{');
+        push_key(out, "tag");
+        push_str(out, g.tag_text(tag));
+        out.push(',');
+        push_key(out, "count");
+        push_num(out, n);
+        out.push('}');
+    }
+    out.push_str("],\"taggedAddresses\":[");
+    for (i, &(who, tag)) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('{');
+        push_key(out, "address");
+        push_address(out, g.address(who));
+        out.push(',');
+        push_key(out, "tag");
+        push_str(out, g.tag_text(tag));
+        out.push('}');
+    }
+    out.push_str("]}");
+}
+
+/// 35 with `include`: the records carrying at least one of the tags
+/// searched, address ascending, each with all its tags.
+pub fn render_tag_search(
+    g: &Graph,
+    token_id: u64,
+    row: RecordRow<'_>,
+    search: &TagSearch,
+    out: &mut String,
+) {
+    let wanted: Vec<u32> = search.tags.iter().filter_map(|t| g.tag_id(t)).collect();
+    out.push('{');
+    push_key(out, "token_id");
+    push_num_str(out, token_id);
+    out.push_str(",\"tagsToSearch\":[");
+    for (i, tag) in search.tags.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_str(out, tag);
+    }
+    out.push_str("],\"taggedAddresses\":[");
+    let mut n = 0;
+    // Row order is address order.
+    for (i, set) in row.tagged() {
+        let tags = g.tagset(set);
+        if !tags.iter().any(|t| wanted.contains(t)) {
+            continue;
+        }
+        if n > 0 {
+            out.push(',');
+        }
+        n += 1;
+        out.push('{');
+        push_key(out, "address");
+        push_address(out, g.address(row.targets[i]));
+        out.push_str(",\"tags\":[");
+        for (j, &tag) in tags.iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            push_str(out, g.tag_text(tag));
+        }
+        out.push_str("]}");
+    }
+    out.push_str("]}");
+}
