@@ -28,10 +28,22 @@ impl HttpAnswer {
 pub fn http_get(addr: &str, path: &str) -> Result<HttpAnswer, String> {
     let mut s = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
     s.set_read_timeout(Some(Duration::from_secs(120))).ok();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAccept: */*\r\n\r\n"
-    )
+    // A scenario's `POST <path> <body>` line is sent as that POST.
+    match path
+        .strip_prefix("POST ")
+        .and_then(|rest| rest.split_once(' '))
+    {
+        Some((target, body)) => write!(
+            s,
+            "POST {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ),
+        None => write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAccept: */*\r\n\r\n"
+        ),
+    }
     .map_err(|e| format!("write: {e}"))?;
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).map_err(|e| format!("read: {e}"))?;

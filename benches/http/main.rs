@@ -113,7 +113,9 @@ fn main() {
                 .is_none_or(|only| only.iter().any(|n| n == sc.name))
         })
         .map(|sc| {
-            let paths = draws.paths(sc, &subjects, o.paths);
+            // A batch line carries its body: fewer of them.
+            let n = sc.items.map_or(o.paths, |_| o.paths.min(200));
+            let paths = draws.paths(sc, &subjects, n);
             run_scenario(&o, &server, sc, paths, &work)
         })
         .collect();

@@ -83,15 +83,15 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
             "*Not a 1,000,000-account run: pass/fail marks are indicative only.*\n"
         );
     }
-    let _ = writeln!(m, "| scenario | req/s | baseline req/s | ratio | p50 ms | p90 ms | p99 ms | p99.9 ms | body B | at 50%: req/s | p50 ms | p99 ms | baseline p99 ms | ratio target | p99 target |");
+    let _ = writeln!(m, "| scenario | req/s | baseline req/s | ratio | p50 ms | p90 ms | p99 ms | p99.9 ms | body B | at 50%: req/s | p50 ms | p99 ms | baseline p99 ms | ratio target | p99 target | server CPU µs/req |");
     let _ = writeln!(
         m,
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"
     );
     for s in results {
         let _ = writeln!(
             m,
-            "| {}{} | {:.0} | {:.0} | **{:.2}** | {} | {} | {} | {} | {} | {:.0} | {} | {} | {} | {} | {} |",
+            "| {}{} | {:.0} | {:.0} | **{:.2}** | {} | {} | {} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {:.1}{} |",
             s.name,
             match s.cache_hit_ratio {
                 Some(h) if s.cached => format!(" (hits {:.0}%)", h * 100.0),
@@ -116,6 +116,11 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
             match s.max_p99_us {
                 Some(x) => format!("< {} ms: {}", x / 1000.0, mark(s.p99_pass())),
                 None => "-".into(),
+            },
+            s.cpu_us_per_request,
+            match s.items_per_cpu_second() {
+                Some(per_core) => format!(" ({per_core:.0} items per CPU-second)"),
+                None => String::new(),
             },
         );
     }

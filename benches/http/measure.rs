@@ -28,6 +28,18 @@ pub struct ScenarioResult {
     pub cache_hit_ratio: Option<f64>,
     pub min_ratio: Option<f64>,
     pub max_p99_us: Option<f64>,
+    /// Server CPU (user + system) per request over the closed-loop rounds.
+    pub cpu_us_per_request: f64,
+    /// Items per request (batches).
+    pub items: Option<usize>,
+}
+
+impl ScenarioResult {
+    /// Batch items answered per second of server CPU (per core).
+    pub fn items_per_cpu_second(&self) -> Option<f64> {
+        let items = self.items? as f64;
+        (self.cpu_us_per_request > 0.0).then(|| items * 1e6 / self.cpu_us_per_request)
+    }
 }
 
 impl ScenarioResult {
@@ -121,12 +133,15 @@ pub fn run_scenario(
     // shared machine hits both alike.
     let (mut main_runs, mut base_runs) = (Vec::new(), Vec::new());
     let (mut hits, mut lookups) = (0.0, 0.0);
+    let mut cpu_ticks = 0u64;
     for _ in 0..o.rounds {
+        let cpu0 = cpu_ticks_of(server.pid);
         let (hits0, misses0) = (
             server.metric("followgraph_cache_hits_total"),
             server.metric("followgraph_cache_misses_total"),
         );
         main_runs.push(wrk(addr, &script, round_s));
+        cpu_ticks += cpu_ticks_of(server.pid).saturating_sub(cpu0);
         let (hits1, misses1) = (
             server.metric("followgraph_cache_hits_total"),
             server.metric("followgraph_cache_misses_total"),
@@ -137,6 +152,8 @@ pub fn run_scenario(
     }
     let cache_hit_ratio = (lookups > 0.0).then(|| hits / lookups);
     let main = merge_runs(&main_runs);
+    // Clock ticks are 10 ms (USER_HZ 100).
+    let cpu_us_per_request = cpu_ticks as f64 * 10_000.0 / main.requests.max(1) as f64;
     let baseline = merge_runs(&base_runs);
     let ratio = if baseline.rps > 0.0 {
         main.rps / baseline.rps
@@ -190,5 +207,21 @@ pub fn run_scenario(
         cache_hit_ratio,
         min_ratio: sc.min_ratio,
         max_p99_us: sc.max_p99_us,
+        cpu_us_per_request,
+        items: sc.items,
     }
+}
+
+/// utime + stime of a process, in clock ticks (0 when unreadable).
+fn cpu_ticks_of(pid: u32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0;
+    };
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum()
 }

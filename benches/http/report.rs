@@ -70,6 +70,10 @@ fn report_json(o: &Opts, run: &Run) -> Value {
                 "measured": format!("{:.2}x", r.ratio), "pass": pass}),
             );
         }
+        if let Some(per_core) = r.items_per_cpu_second() {
+            targets.push(json!({"target": format!("{} >= 10,000 items/s per core", r.name),
+                "measured": format!("{per_core:.0} items per CPU-second"), "pass": per_core >= 10_000.0}));
+        }
         if let (Some(m), Some(pass)) = (r.max_p99_us, r.p99_pass()) {
             targets.push(json!({"target": format!("{} p99 < {} ms at 50% of its throughput", r.name, m / 1000.0),
                 "measured": format!("{:.2} ms at {:.0} rps", r.paced.p99_us / 1000.0, r.paced.rps), "pass": pass}));
@@ -139,6 +143,9 @@ fn report_json(o: &Opts, run: &Run) -> Value {
                        "baseline": r.paced_baseline.to_json()},
             "target_min_ratio": r.min_ratio,
             "target_p99_us_at_half_load": r.max_p99_us,
+            "server_cpu_us_per_request": round1(r.cpu_us_per_request),
+            "items_per_request": r.items,
+            "items_per_cpu_second": r.items_per_cpu_second().map(round1),
             "pass_ratio": r.ratio_pass(),
             "pass_p99": r.p99_pass(),
         })).collect::<Vec<_>>(),

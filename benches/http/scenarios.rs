@@ -29,6 +29,19 @@ pub enum Kind {
     /// `/leaderboard/ranked` with this `sort`.
     Ranked(&'static str),
     LeaderboardCount,
+    /// `/users/{a}/following` with these parameters.
+    Following(&'static str),
+    /// `/users/{a}/allFollowing?limit=10`.
+    AllFollowing,
+    ButtonState,
+    /// `/users/{a}/{b}/followerState`.
+    FollowerState,
+    /// `/lists/{id}/{a}/followerState`.
+    ListFollowerState,
+    /// POST `/lists/{id}/buttonStateBatch` with this many items.
+    Batch(usize),
+    UserTags,
+    TaggedAs,
     Mix,
     /// Account and users details, half each (the burst's requests).
     Profile,
@@ -45,6 +58,9 @@ pub struct Scenario {
     pub min_ratio: Option<f64>,
     pub max_p99_us: Option<f64>,
     pub describe: &'static str,
+    /// Items per request (batches): throughput is also reported as items
+    /// per second of server CPU.
+    pub items: Option<usize>,
 }
 
 /// A scenario of `cache=fresh` requests.
@@ -62,6 +78,7 @@ const fn fresh(
         min_ratio,
         max_p99_us,
         describe,
+        items: None,
     }
 }
 
@@ -69,8 +86,10 @@ const fn fresh(
 const RATIO: Option<f64> = Some(0.8);
 /// p99 under 2 ms at half the scenario's throughput.
 const P99: Option<f64> = Some(2000.0);
-/// Throughput of a ranked page at least 0.6x the baseline's.
+/// Throughput of a ranked page, a following page or a tags answer at
+/// least 0.6x the baseline's.
 const RANKED: Option<f64> = Some(0.6);
+const PAGE: Option<f64> = Some(0.6);
 
 /// Every scenario, in the order they run.
 #[rustfmt::skip]
@@ -97,6 +116,17 @@ pub const SCENARIOS: &[Scenario] = &[
     fresh("ranked_blocked", Kind::Ranked("blocked"), RANKED, None, "same, sort=blocked"),
     fresh("ranked_top8", Kind::Ranked("top8"), RANKED, None, "same, sort=top8"),
     fresh("leaderboard_count", Kind::LeaderboardCount, RATIO, P99, "GET /leaderboard/count"),
+    fresh("following_latest", Kind::Following("limit=10"), PAGE, None, "GET /users/{a}/following?limit=10"),
+    fresh("following_followers", Kind::Following("sort=followers&limit=10"), PAGE, None, "GET /users/{a}/following?sort=followers&limit=10"),
+    fresh("following_top8_ens", Kind::Following("include=ens&limit=8&tags=top8"), PAGE, None, "GET /users/{a}/following?include=ens&limit=8&tags=top8 (the app's top-8 strip)"),
+    fresh("all_following", Kind::AllFollowing, PAGE, None, "GET /users/{a}/allFollowing?limit=10"),
+    fresh("button_state", Kind::ButtonState, RATIO, P99, "GET /lists/{id}/{a}/buttonState (a followed account half the time)"),
+    fresh("follower_state", Kind::FollowerState, RATIO, P99, "GET /users/{a}/{b}/followerState (b a follower of a half the time)"),
+    fresh("list_follower_state", Kind::ListFollowerState, RATIO, P99, "GET /lists/{id}/{a}/followerState"),
+    Scenario { items: Some(50), ..fresh("batch_50", Kind::Batch(50), None, None, "POST /lists/{id}/buttonStateBatch, 50 accounts (names or addresses)") },
+    Scenario { items: Some(1000), ..fresh("batch_1000", Kind::Batch(1000), None, None, "POST /lists/{id}/buttonStateBatch, 1,000 accounts") },
+    fresh("user_tags", Kind::UserTags, PAGE, None, "GET /users/{a}/tags"),
+    fresh("tagged_as", Kind::TaggedAs, PAGE, None, "GET /users/{a}/taggedAs"),
     fresh("mix", Kind::Mix, None, None, "weighted mix: user followers 25%, list followers 10%, notifications 20%, details 15%, user badges 10%, list badges 5%, search 15%"),
     Scenario { cached: true, ..fresh("mix_cached", Kind::Mix, None, None, "the mix's paths without cache=fresh, after a pass over every path") },
 ];
@@ -235,6 +265,45 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
             format!("{API}/leaderboard/ranked?{q}")
         }
         Kind::LeaderboardCount => format!("{API}/leaderboard/count"),
+        Kind::Following(q) => format!("{API}/users/{}/following?{q}", s.account(rng).ident(rng)),
+        Kind::AllFollowing => {
+            format!(
+                "{API}/users/{}/allFollowing?limit=10",
+                s.account(rng).ident(rng)
+            )
+        }
+        Kind::ButtonState => {
+            let who = s.account(rng).ident(rng);
+            format!("{API}/lists/{}/{who}/buttonState", s.list(rng))
+        }
+        Kind::FollowerState => {
+            let (a, b) = (s.account(rng).ident(rng), s.account(rng).ident(rng));
+            format!("{API}/users/{a}/{b}/followerState")
+        }
+        Kind::ListFollowerState => {
+            let who = s.account(rng).ident(rng);
+            format!("{API}/lists/{}/{who}/followerState", s.list(rng))
+        }
+        Kind::Batch(n) => {
+            let items: Vec<String> = (0..n)
+                .map(|_| {
+                    let a = s.account(rng);
+                    match &a.name {
+                        Some(name) if rng.with_probability(0.5) => {
+                            serde_json::to_string(name).unwrap_or_default()
+                        }
+                        _ => format!("\"{}\"", a.address),
+                    }
+                })
+                .collect();
+            format!(
+                "POST {API}/lists/{}/buttonStateBatch [{}]",
+                s.list(rng),
+                items.join(",")
+            )
+        }
+        Kind::UserTags => format!("{API}/users/{}/tags", s.account(rng).ident(rng)),
+        Kind::TaggedAs => format!("{API}/users/{}/taggedAs", s.account(rng).ident(rng)),
         Kind::Profile => {
             let k = if rng.with_probability(0.5) {
                 Kind::UserAccount
@@ -260,6 +329,10 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
 }
 
 fn with_fresh(path: &str) -> String {
+    // A POST's query is ignored: nothing to add.
+    if path.starts_with("POST ") {
+        return path.to_owned();
+    }
     let sep = if path.contains('?') { '&' } else { '?' };
     format!("{path}{sep}cache=fresh")
 }

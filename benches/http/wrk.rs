@@ -76,7 +76,7 @@ pub fn wrk_version(wrk: &str) -> String {
 }
 
 /// The wrk script: cycles through the pre-generated request paths (each
-/// thread from its own offset), optionally paced to `rate` requests/s in
+/// thread from its own offset; a line `POST <path> <body>` is a POST), optionally paced to `rate` requests/s in
 /// total, and prints one JSON line in `done()`.
 pub fn lua_script(paths_file: &Path, threads: u32, rate: f64) -> String {
     let mut s = format!(
@@ -95,7 +95,13 @@ function init(args)
   for line in io.lines(paths_file) do
     if #line > 0 then
       n = n + 1
-      reqs[n] = wrk.format("GET", line)
+      -- "POST <path> <JSON body>" lines are POSTs; the others GET paths.
+      local path, body = line:match("^POST (%S+) (.*)$")
+      if path then
+        reqs[n] = wrk.format("POST", path, {{["Content-Type"] = "application/json"}}, body)
+      else
+        reqs[n] = wrk.format("GET", line)
+      end
     end
   end
   i = math.floor((tid or 0) * n / nthreads)
