@@ -226,6 +226,17 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
         "| RSS after all scenarios (response cache filled) | {} |",
         mib(l["rss_after_run_bytes"].as_u64().unwrap_or(0))
     );
+    if let Some(parts) = l["graph_heap_bytes_by_index"].as_object() {
+        let list: Vec<String> = parts
+            .iter()
+            .map(|(part, b)| format!("{part} {}", mib(b.as_u64().unwrap_or(0))))
+            .collect();
+        let _ = writeln!(
+            m,
+            "\nGraph heap by index (`/snapshot`'s `memory_bytes`): {}.",
+            list.join(", ")
+        );
+    }
     let _ = writeln!(m, "\n| target | measured | result |\n|---|---|---|");
     for t in r["targets"].as_array().into_iter().flatten() {
         let _ = writeln!(

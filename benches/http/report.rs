@@ -127,6 +127,7 @@ fn report_json(o: &Opts, run: &Run) -> Value {
             "rss_bytes_per_list_record": round1(bpr),
             "rss_bytes_per_record_and_op": round1(bpro),
             "rss_after_run_bytes": run.rss_after_run,
+            "graph_heap_bytes_by_index": load.snapshot["memory_bytes"],
             "reload": run.reload,
         },
         "scenarios": results.iter().map(|r| json!({

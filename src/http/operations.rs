@@ -84,6 +84,12 @@ fn snapshot_info(state: &AppState) -> WarpResponse {
         .iter()
         .map(|(table, rows)| (table.name().to_owned(), rows.into()))
         .collect();
+    // The graph's heap by index (estimates: capacities times sizes).
+    let memory: serde_json::Map<String, serde_json::Value> = g
+        .memory_by_part()
+        .into_iter()
+        .map(|(part, bytes)| (part.to_owned(), (bytes as u64).into()))
+        .collect();
     let body = serde_json::json!({
         "name": g.name,
         "generation": served.generation,
@@ -91,6 +97,7 @@ fn snapshot_info(state: &AppState) -> WarpResponse {
         "loaded_at": crate::time::format_iso_ms(served.loaded_at_ms),
         "load_duration_ms": served.load_duration.as_millis() as u64,
         "tables": tables,
+        "memory_bytes": memory,
         "last_error": state.live.last_error(),
     });
     json_response(StatusCode::OK, Bytes::from(body.to_string()))
