@@ -13,11 +13,11 @@ use std::cmp::Reverse;
 
 use crate::error::ApiError;
 use crate::graph::{AccountId, Graph, RecordRow, FLAG_BLOCK, FLAG_MUTE};
-use crate::json::{push_key, push_str};
+use crate::json::push_key;
 
 use super::followers::{Exclude, FollowerParams, FollowerSort};
 use super::query_string::{trim, Query};
-use super::rows::{push_address, push_ens};
+use super::rows::{push_address, push_ens, push_tagset};
 
 /// `include` values, as bits (all part of the cache key; only `ens`
 /// changes the body).
@@ -160,14 +160,7 @@ fn push_entry(g: &Graph, row: &RecordRow<'_>, i: usize, with_ens: bool, out: &mu
     push_address(out, g.address(t));
     out.push(',');
     push_key(out, "tags");
-    out.push('[');
-    for (j, &tag) in g.tagset(row.tagset(i)).iter().enumerate() {
-        if j > 0 {
-            out.push(',');
-        }
-        push_str(out, g.tag_text(tag));
-    }
-    out.push(']');
+    push_tagset(out, g, row.tagset(i));
     if with_ens {
         out.push(',');
         push_key(out, "ens");

@@ -97,6 +97,19 @@ pub fn push_leaderboard_row(out: &mut String, g: &Graph, id: AccountId, top8: bo
     out.push('}');
 }
 
+/// A record's tags, `["block","top8"]` (ascending by bytes, as the set
+/// holds them).
+pub fn push_tagset(out: &mut String, g: &Graph, set: u32) {
+    out.push('[');
+    for (j, &tag) in g.tagset(set).iter().enumerate() {
+        if j > 0 {
+            out.push(',');
+        }
+        push_str(out, g.tag_text(tag));
+    }
+    out.push(']');
+}
+
 /// A follower entry of sections 6 and 7: follower `f`, its `record` of
 /// T, and T's record of F (`back`) for the `is_*` flags.
 pub fn push_follower(
@@ -116,14 +129,8 @@ pub fn push_follower(
     push_address(out, g.address(f));
     out.push(',');
     push_key(out, "tags");
-    out.push('[');
-    for (j, &tag) in g.tagset(record.tagset).iter().enumerate() {
-        if j > 0 {
-            out.push(',');
-        }
-        push_str(out, g.tag_text(tag));
-    }
-    out.push_str("],");
+    push_tagset(out, g, record.tagset);
+    out.push(',');
     let is_following = back & 0x80 != 0 && back & (FLAG_BLOCK | FLAG_MUTE) == 0;
     out.push_str(if is_following {
         "\"is_following\":true,"

@@ -10,7 +10,7 @@ use crate::graph::{AccountId, Graph, RecordRow};
 use crate::json::{push_key, push_num, push_num_str, push_str};
 
 use super::query_string::{trim, Query};
-use super::rows::push_address;
+use super::rows::{push_address, push_tagset};
 use super::subject::Account;
 
 /// Who an answer is about: an account (`"address"`) or a list
@@ -170,14 +170,10 @@ pub fn render_tag_search(
         out.push('{');
         push_key(out, "address");
         push_address(out, g.address(row.targets[i]));
-        out.push_str(",\"tags\":[");
-        for (j, &tag) in tags.iter().enumerate() {
-            if j > 0 {
-                out.push(',');
-            }
-            push_str(out, g.tag_text(tag));
-        }
-        out.push_str("]}");
+        out.push(',');
+        push_key(out, "tags");
+        push_tagset(out, g, set);
+        out.push('}');
     }
     out.push_str("]}");
 }
