@@ -12,6 +12,7 @@
 
 mod gen;
 mod model;
+mod target;
 
 use std::fmt::Write as _;
 
@@ -21,8 +22,9 @@ use followgraph::snapshot::{Address, Tables};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
 
-use gen::{build_req, build_snap, req_spec, snap_spec, Req, Snap, NOW_MS};
+use gen::{build_req, build_snap, req_spec, snap_spec, Snap, NOW_MS};
 use model::{addr_text, iso, Model};
+use target::Req;
 
 /// Snapshots per run (`DIFFERENTIAL_CASES` overrides it for a longer soak),
 /// and requests per snapshot.
