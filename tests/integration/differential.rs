@@ -1,9 +1,9 @@
 //! Differential property test: a naive model of API.md (straight loops
 //! over the raw table rows, `differential/model.rs`) against the real
 //! engine (`api::answer`: route, parse, resolve and render, in process),
-//! over many random small snapshots and random request targets for all
-//! seven endpoints. Bodies are compared as exact strings (the model's
-//! `serde_json::Value` serialised compactly, key order kept).
+//! over many random small snapshots and random request targets for
+//! sections 1-14 and 38-41. Bodies are compared as exact strings (the
+//! model's `serde_json::Value` serialised compactly, key order kept).
 //!
 //! Some snapshots also make a round trip through Parquet
 //! (`write_snapshot` + `read_snapshot` + `Graph::build`), which checks that
@@ -11,6 +11,7 @@
 //! every row (JSON object columns are then stored with spaces).
 
 mod gen;
+mod gen_more;
 mod model;
 mod target;
 
@@ -27,9 +28,10 @@ use model::{addr_text, iso, Model};
 use target::Req;
 
 /// Snapshots per run (`DIFFERENTIAL_CASES` overrides it for a longer soak),
-/// and requests per snapshot.
+/// and requests per snapshot: to sections 1-7, and to 8-14 and 38-41.
 const CASES: u32 = 768;
 const REQUESTS: std::ops::RangeInclusive<usize> = 40..=60;
+const MORE_REQUESTS: std::ops::RangeInclusive<usize> = 10..=16;
 
 fn build_graph(snap: &Snap) -> Graph {
     if !snap.via_parquet {
@@ -188,7 +190,7 @@ mod stats {
 
     pub fn print() {
         let seen = SEEN.lock().unwrap();
-        for endpoint in 0..7 {
+        for endpoint in 0..18 {
             let of: Vec<_> = seen.iter().filter(|s| s.0 == endpoint).collect();
             let ok: Vec<_> = of.iter().filter(|s| s.1 == 200).collect();
             let mut hist = std::collections::BTreeMap::new();
@@ -218,10 +220,18 @@ fn differential_engine_matches_naive_model() {
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);
-    let strategy = (snap_spec(), prop::collection::vec(req_spec(), REQUESTS));
-    let result = runner.run(&strategy, |(spec, req_specs)| {
-        let snap = build_snap(&spec);
-        let reqs: Vec<Req> = req_specs.iter().map(|r| build_req(r, &snap)).collect();
+    let strategy = (
+        snap_spec(),
+        gen_more::tweaks(),
+        prop::collection::vec(req_spec(), REQUESTS),
+        prop::collection::vec(gen_more::req_spec(), MORE_REQUESTS),
+    );
+    let result = runner.run(&strategy, |(spec, tweaks, req_specs, more_specs)| {
+        let mut snap = build_snap(&spec);
+        gen_more::tweak_snap(&mut snap, &tweaks);
+        let reqs: Vec<Req> = (req_specs.iter().map(|r| build_req(r, &snap)))
+            .chain(more_specs.iter().map(|r| gen_more::build_req(r, &snap)))
+            .collect();
         check(&snap, &reqs)
     });
     if std::env::var_os("DIFFERENTIAL_STATS").is_some() {

@@ -724,7 +724,7 @@ pub fn build_req(spec: &ReqSpec, snap: &Snap) -> Req {
     let (kind, idx, seed) = spec.subject;
     let param: String = match endpoint {
         3 => String::new(),
-        0 | 2 | 6 => list_param(kind, idx, snap),
+        0 | 2 | 6 => super::gen_more::list_subject(kind, idx, snap),
         _ => user_param(kind, idx, seed, snap),
     };
     let path = match endpoint {
