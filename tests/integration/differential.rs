@@ -4,6 +4,8 @@
 //! over many random small snapshots and random request targets for
 //! sections 1-14 and 38-41. Bodies are compared as exact strings (the
 //! model's `serde_json::Value` serialised compactly, key order kept).
+//! On every snapshot the engine's endpoints are also checked against each
+//! other by API.md's Invariants (`check_invariants`).
 //!
 //! Some snapshots also make a round trip through Parquet
 //! (`write_snapshot` + `read_snapshot` + `Graph::build`), which checks that
@@ -22,6 +24,7 @@ use followgraph::graph::Graph;
 use followgraph::snapshot::{Address, Tables};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
+use serde_json::Value;
 
 use gen::{build_req, build_snap, req_spec, snap_spec, Snap, NOW_MS};
 use model::{addr_text, iso, Model};
@@ -145,6 +148,12 @@ fn describe(snap: &Snap) -> String {
 fn check(snap: &Snap, reqs: &[Req]) -> Result<(), TestCaseError> {
     let graph = build_graph(snap);
     let model = Model::new(&snap.tables, snap.created_at_ms);
+    if let Err(e) = check_invariants(snap, &graph, model.accounts()) {
+        return Err(TestCaseError::fail(format!(
+            "an invariant does not hold\n{}{e}",
+            describe(snap)
+        )));
+    }
     for req in reqs {
         let expected = model.answer(req.endpoint, &req.param, &req.pairs);
         let expected_body = serde_json::to_string(&expected.body).unwrap();
@@ -171,6 +180,97 @@ fn check(snap: &Snap, reqs: &[Req]) -> Result<(), TestCaseError> {
         }
     }
     Ok(())
+}
+
+/// The engine's answer to `target` (under `/api/v1`, query included).
+fn get(g: &Graph, target: &str) -> (u16, String) {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    match followgraph::api::answer(g, &format!("/api/v1{path}"), query, 1000, NOW_MS) {
+        Ok(body) => (200, body),
+        Err(e) => (e.status(), e.body()),
+    }
+}
+
+/// API.md's Invariants (Common rules of 8-41), engine against engine, for
+/// every account the snapshot mentions and every list of it: the model
+/// checks bodies one at a time, these that the endpoints agree with one
+/// another (and they reach every account and list, which random requests
+/// do not).
+fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), String> {
+    let json = |target: &str| -> Result<(String, Value), String> {
+        match get(g, target) {
+            (200, body) => Ok((body.clone(), serde_json::from_str(&body).unwrap())),
+            (status, body) => Err(format!("GET {target}: {status} {body}")),
+        }
+    };
+    // Followers endpoints' entries: every one fits in one page here.
+    let entries = |target: &str| -> Result<usize, String> {
+        Ok(json(&format!("{target}?limit=1000"))?.1["followers"]
+            .as_array()
+            .unwrap()
+            .len())
+    };
+    let ensure = |holds: bool, what: String| if holds { Ok(()) } else { Err(what) };
+    for x in accounts {
+        let a = addr_text(x);
+        let (_, stats) = json(&format!("/users/{a}/stats"))?;
+        let n6 = entries(&format!("/users/{a}/followers"))?;
+        ensure(
+            stats["followers_count"] == n6,
+            format!("{a}: 11 {stats} but 6 has {n6} entries"),
+        )?;
+        let (details, v10) = json(&format!("/users/{a}/details"))?;
+        let (_, v13) = json(&format!("/users/{a}/lists"))?;
+        let (_, v14) = json(&format!("/users/{a}/primary-list"))?;
+        let primary = &v14["primary_list"];
+        ensure(
+            v10["primary_list"] == *primary && v13["primary_list"] == *primary,
+            format!("{a}: primary_list differs: 10 {v10}, 13 {v13}, 14 {v14}"),
+        )?;
+        if let Some(p) = primary.as_str() {
+            let (of_list, _) = json(&format!("/lists/{p}/details"))?;
+            ensure(
+                of_list == details,
+                format!("{a}: 10 {details}\nbut 1 of {p} {of_list}"),
+            )?;
+        }
+        // X's lists: those whose user X is (the zero address is no user).
+        let lists = snap
+            .tables
+            .lists
+            .iter()
+            .filter(|l| l.user == *x && *x != [0; 20]);
+        for id in lists.map(|l| l.token_id.to_string()) {
+            let is_primary = primary.as_str() == Some(id.as_str());
+            let (_, v9) = json(&format!("/lists/{id}/account"))?;
+            ensure(
+                v9["address"] == a
+                    && v9["primary_list"] == *primary
+                    && v9["is_primary_list"] == is_primary,
+                format!("{a}: 9 of its list {id} {v9}, 14 {v14}"),
+            )?;
+            let (_, v12) = json(&format!("/lists/{id}/stats"))?;
+            let n7 = entries(&format!("/lists/{id}/followers"))?;
+            ensure(
+                v12["followers_count"] == n7,
+                format!("list {id}: 12 {v12} but 7 has {n7} entries"),
+            )?;
+            // Its own records are the primary list's: 15's entries.
+            ensure(
+                !is_primary || v12["following_count"] == stats["following_count"],
+                format!("{a}: 11 {stats} but 12 of its primary list {id} {v12}"),
+            )?;
+        }
+    }
+    let (_, v39) = json("/leaderboard/count")?;
+    let (_, v40) = json("/leaderboard/all")?;
+    let n40 = v40["results"].as_array().unwrap().len();
+    // 39's count is a string.
+    let n40_text = n40.to_string();
+    ensure(
+        v39["leaderboardCount"] == n40_text,
+        format!("39 {v39} but 40 has {n40} entries"),
+    )
 }
 
 /// Opt-in (`DIFFERENTIAL_STATS=1`, with `--nocapture`): how many answers of

@@ -8,6 +8,11 @@ use serde_json::{json, Value};
 use super::{addr_text, Expected, Model, ZERO};
 
 impl Model<'_> {
+    /// Every address any row mentions, ascending (the invariants' accounts).
+    pub fn accounts(&self) -> &[Address] {
+        &self.universe
+    }
+
     /// Sections 8-14 (`endpoint` 7..=13). None of them takes a parameter
     /// that can be wrong (`live` and `cache` are any text), so only the
     /// subject answers 400 or 404.
