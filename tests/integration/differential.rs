@@ -1,9 +1,11 @@
 //! Differential property test: a naive model of API.md (straight loops
 //! over the raw table rows, `differential/model.rs`) against the real
 //! engine (`api::answer`: route, parse, resolve and render, in process),
-//! over many random small snapshots and random request targets for all
-//! seven endpoints. Bodies are compared as exact strings (the model's
-//! `serde_json::Value` serialised compactly, key order kept).
+//! over many random small snapshots and random request targets for
+//! sections 1-14 and 38-41. Bodies are compared as exact strings (the
+//! model's `serde_json::Value` serialised compactly, key order kept).
+//! On every snapshot the engine's endpoints are also checked against each
+//! other by API.md's Invariants (`check_invariants`).
 //!
 //! Some snapshots also make a round trip through Parquet
 //! (`write_snapshot` + `read_snapshot` + `Graph::build`), which checks that
@@ -11,7 +13,9 @@
 //! every row (JSON object columns are then stored with spaces).
 
 mod gen;
+mod gen_more;
 mod model;
+mod target;
 
 use std::fmt::Write as _;
 
@@ -20,14 +24,17 @@ use followgraph::graph::Graph;
 use followgraph::snapshot::{Address, Tables};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
+use serde_json::Value;
 
-use gen::{build_req, build_snap, req_spec, snap_spec, Req, Snap, NOW_MS};
+use gen::{build_req, build_snap, req_spec, snap_spec, Snap, NOW_MS};
 use model::{addr_text, iso, Model};
+use target::Req;
 
 /// Snapshots per run (`DIFFERENTIAL_CASES` overrides it for a longer soak),
-/// and requests per snapshot.
+/// and requests per snapshot: to sections 1-7, and to 8-14 and 38-41.
 const CASES: u32 = 768;
 const REQUESTS: std::ops::RangeInclusive<usize> = 40..=60;
+const MORE_REQUESTS: std::ops::RangeInclusive<usize> = 10..=16;
 
 fn build_graph(snap: &Snap) -> Graph {
     if !snap.via_parquet {
@@ -141,6 +148,12 @@ fn describe(snap: &Snap) -> String {
 fn check(snap: &Snap, reqs: &[Req]) -> Result<(), TestCaseError> {
     let graph = build_graph(snap);
     let model = Model::new(&snap.tables, snap.created_at_ms);
+    if let Err(e) = check_invariants(snap, &graph, model.accounts()) {
+        return Err(TestCaseError::fail(format!(
+            "an invariant does not hold\n{}{e}",
+            describe(snap)
+        )));
+    }
     for req in reqs {
         let expected = model.answer(req.endpoint, &req.param, &req.pairs);
         let expected_body = serde_json::to_string(&expected.body).unwrap();
@@ -169,6 +182,97 @@ fn check(snap: &Snap, reqs: &[Req]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The engine's answer to `target` (under `/api/v1`, query included).
+fn get(g: &Graph, target: &str) -> (u16, String) {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    match followgraph::api::answer(g, &format!("/api/v1{path}"), query, 1000, NOW_MS) {
+        Ok(body) => (200, body),
+        Err(e) => (e.status(), e.body()),
+    }
+}
+
+/// API.md's Invariants (Common rules of 8-41), engine against engine, for
+/// every account the snapshot mentions and every list of it: the model
+/// checks bodies one at a time, these that the endpoints agree with one
+/// another (and they reach every account and list, which random requests
+/// do not).
+fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), String> {
+    let json = |target: &str| -> Result<(String, Value), String> {
+        match get(g, target) {
+            (200, body) => Ok((body.clone(), serde_json::from_str(&body).unwrap())),
+            (status, body) => Err(format!("GET {target}: {status} {body}")),
+        }
+    };
+    // Followers endpoints' entries: every one fits in one page here.
+    let entries = |target: &str| -> Result<usize, String> {
+        Ok(json(&format!("{target}?limit=1000"))?.1["followers"]
+            .as_array()
+            .unwrap()
+            .len())
+    };
+    let ensure = |holds: bool, what: String| if holds { Ok(()) } else { Err(what) };
+    for x in accounts {
+        let a = addr_text(x);
+        let (_, stats) = json(&format!("/users/{a}/stats"))?;
+        let n6 = entries(&format!("/users/{a}/followers"))?;
+        ensure(
+            stats["followers_count"] == n6,
+            format!("{a}: 11 {stats} but 6 has {n6} entries"),
+        )?;
+        let (details, v10) = json(&format!("/users/{a}/details"))?;
+        let (_, v13) = json(&format!("/users/{a}/lists"))?;
+        let (_, v14) = json(&format!("/users/{a}/primary-list"))?;
+        let primary = &v14["primary_list"];
+        ensure(
+            v10["primary_list"] == *primary && v13["primary_list"] == *primary,
+            format!("{a}: primary_list differs: 10 {v10}, 13 {v13}, 14 {v14}"),
+        )?;
+        if let Some(p) = primary.as_str() {
+            let (of_list, _) = json(&format!("/lists/{p}/details"))?;
+            ensure(
+                of_list == details,
+                format!("{a}: 10 {details}\nbut 1 of {p} {of_list}"),
+            )?;
+        }
+        // X's lists: those whose user X is (the zero address is no user).
+        let lists = snap
+            .tables
+            .lists
+            .iter()
+            .filter(|l| l.user == *x && *x != [0; 20]);
+        for id in lists.map(|l| l.token_id.to_string()) {
+            let is_primary = primary.as_str() == Some(id.as_str());
+            let (_, v9) = json(&format!("/lists/{id}/account"))?;
+            ensure(
+                v9["address"] == a
+                    && v9["primary_list"] == *primary
+                    && v9["is_primary_list"] == is_primary,
+                format!("{a}: 9 of its list {id} {v9}, 14 {v14}"),
+            )?;
+            let (_, v12) = json(&format!("/lists/{id}/stats"))?;
+            let n7 = entries(&format!("/lists/{id}/followers"))?;
+            ensure(
+                v12["followers_count"] == n7,
+                format!("list {id}: 12 {v12} but 7 has {n7} entries"),
+            )?;
+            // Its own records are the primary list's: 15's entries.
+            ensure(
+                !is_primary || v12["following_count"] == stats["following_count"],
+                format!("{a}: 11 {stats} but 12 of its primary list {id} {v12}"),
+            )?;
+        }
+    }
+    let (_, v39) = json("/leaderboard/count")?;
+    let (_, v40) = json("/leaderboard/all")?;
+    let n40 = v40["results"].as_array().unwrap().len();
+    // 39's count is a string.
+    let n40_text = n40.to_string();
+    ensure(
+        v39["leaderboardCount"] == n40_text,
+        format!("39 {v39} but 40 has {n40} entries"),
+    )
+}
+
 /// Opt-in (`DIFFERENTIAL_STATS=1`, with `--nocapture`): how many answers of
 /// each kind the random requests produced, to see what the test exercises.
 mod stats {
@@ -186,7 +290,7 @@ mod stats {
 
     pub fn print() {
         let seen = SEEN.lock().unwrap();
-        for endpoint in 0..7 {
+        for endpoint in 0..18 {
             let of: Vec<_> = seen.iter().filter(|s| s.0 == endpoint).collect();
             let ok: Vec<_> = of.iter().filter(|s| s.1 == 200).collect();
             let mut hist = std::collections::BTreeMap::new();
@@ -216,10 +320,18 @@ fn differential_engine_matches_naive_model() {
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);
-    let strategy = (snap_spec(), prop::collection::vec(req_spec(), REQUESTS));
-    let result = runner.run(&strategy, |(spec, req_specs)| {
-        let snap = build_snap(&spec);
-        let reqs: Vec<Req> = req_specs.iter().map(|r| build_req(r, &snap)).collect();
+    let strategy = (
+        snap_spec(),
+        gen_more::tweaks(),
+        prop::collection::vec(req_spec(), REQUESTS),
+        prop::collection::vec(gen_more::req_spec(), MORE_REQUESTS),
+    );
+    let result = runner.run(&strategy, |(spec, tweaks, req_specs, more_specs)| {
+        let mut snap = build_snap(&spec);
+        gen_more::tweak_snap(&mut snap, &tweaks);
+        let reqs: Vec<Req> = (req_specs.iter().map(|r| build_req(r, &snap)))
+            .chain(more_specs.iter().map(|r| gen_more::build_req(r, &snap)))
+            .collect();
         check(&snap, &reqs)
     });
     if std::env::var_os("DIFFERENTIAL_STATS").is_some() {

@@ -11,6 +11,8 @@ use followgraph::snapshot::{
 };
 use proptest::prelude::*;
 
+use super::target::{encode, hex_random_case, random_case, with_query, Req};
+
 pub const HOUR: i64 = 3_600_000;
 /// 2024-10-14T00:00:00.000Z: the centre of every timestamp drawn.
 pub const S_SECS: u64 = 1_728_864_000;
@@ -506,66 +508,6 @@ pub fn req_spec() -> impl Strategy<Value = ReqSpec> {
         })
 }
 
-/// A built request: the target the engine parses, and the decoded path
-/// parameter and query pairs the model reads.
-#[derive(Clone, Debug)]
-pub struct Req {
-    pub endpoint: usize,
-    pub path: String,
-    pub query: String,
-    pub param: String,
-    pub pairs: Vec<(String, String)>,
-}
-
-impl Req {
-    pub fn target(&self) -> String {
-        if self.query.is_empty() {
-            self.path.clone()
-        } else {
-            format!("{}?{}", self.path, self.query)
-        }
-    }
-}
-
-/// Changes the case of each character by the bits of `seed`.
-pub fn random_case(text: &str, seed: u64) -> String {
-    let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if seed.rotate_right(i as u32 % 64) & 1 == 1 {
-            out.extend(c.to_uppercase());
-        } else {
-            out.extend(c.to_lowercase());
-        }
-    }
-    out
-}
-
-fn hex_random_case(a: &Address, seed: u64) -> String {
-    let lower = followgraph::snapshot::format_address(a);
-    let hex = random_case(&lower[2..], seed);
-    format!("0x{hex}")
-}
-
-fn encode(text: &str, form: bool, seed: u64) -> String {
-    let mut out = String::new();
-    for (i, &b) in text.as_bytes().iter().enumerate() {
-        let bit = seed.rotate_right(i as u32 % 64) & 1 == 1;
-        match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~'
-                if !bit || !form =>
-            {
-                out.push(b as char)
-            }
-            b',' | b'=' if form && bit => out.push(b as char),
-            b' ' if form && bit => out.push('+'),
-            // A path keeps `+` (not a space there) and a few sub-delims raw.
-            b'+' | b'!' | b'@' | b':' if !form && bit => out.push(b as char),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
 const PARAM_NAMES: [&str; 14] = [
     "limit", "offset", "sort", "tags", "opcode", "interval", "start", "tag", "term", "cache",
     "LIMIT", "foo", "limit", "term",
@@ -614,7 +556,7 @@ fn piece(text: &str, seed: u64) -> String {
     }
 }
 
-fn param_value(name: &str, choice: usize, seed: u64, snap: &Snap) -> String {
+pub(super) fn param_value(name: &str, choice: usize, seed: u64, snap: &Snap) -> String {
     match name {
         "limit" | "offset" | "LIMIT" => {
             if name == "offset" && choice.is_multiple_of(2) {
@@ -692,7 +634,7 @@ fn param_value(name: &str, choice: usize, seed: u64, snap: &Snap) -> String {
         "term" | "foo" => match choice % 6 {
             // Hubs are likely on the leaderboard.
             0 | 1 => piece(
-                &followgraph::snapshot::format_address(&snap.addrs[choice % 3]),
+                &followgraph::snapshot::format_address(&snap.addrs[choice % 3 % snap.addrs.len()]),
                 seed,
             ),
             2 => piece(
@@ -724,69 +666,66 @@ fn endpoint_params(endpoint: usize) -> &'static [usize] {
     }
 }
 
+/// A `{token_id}` path parameter, mostly lists that have data.
+pub(super) fn list_param(kind: u8, idx: usize, snap: &Snap) -> String {
+    let (lists, rows) = (&snap.tables.lists, &snap.tables.primary_lists);
+    let named: Vec<u64> = rows.iter().map(|p| p.token_id).collect();
+    // Lists that are their user's primary list (the rule of SNAPSHOT.md,
+    // only used here to aim requests at lists that have data).
+    let is_primary = |p: &&PrimaryListRow| {
+        (lists.iter()).any(|l| l.token_id == p.token_id && l.user == p.address)
+    };
+    let primary: Vec<u64> = rows.iter().filter(is_primary).map(|p| p.token_id).collect();
+    match kind {
+        0..=3 if !primary.is_empty() => primary[idx % primary.len()].to_string(),
+        4 if !lists.is_empty() => lists[idx % lists.len()].token_id.to_string(),
+        5 if !named.is_empty() => named[idx % named.len()].to_string(),
+        6 if !primary.is_empty() => format!("00{}", primary[idx % primary.len()]),
+        7 => pick(
+            &[
+                "0",
+                "-1",
+                "+1",
+                "abc",
+                "1.5",
+                "18446744073709551616",
+                "18446744073709551615",
+                " 1",
+                "00",
+            ],
+            idx,
+        )
+        .to_owned(),
+        _ => (1 + idx as u64 % MAX_TOKEN).to_string(),
+    }
+}
+
+/// An `{addressOrENS}` path parameter: hubs, any account, names in any
+/// case, unknown addresses and names.
+pub(super) fn user_param(kind: u8, idx: usize, seed: u64, snap: &Snap) -> String {
+    let ens = &snap.tables.ens;
+    match kind {
+        // Shrinking can merge addresses: fewer than 3 may be left.
+        0..=1 => hex_random_case(&snap.addrs[idx % 3 % snap.addrs.len()], seed),
+        2..=3 => hex_random_case(&snap.addrs[idx % snap.addrs.len()], seed),
+        4 | 5 if !ens.is_empty() => random_case(&ens[idx % ens.len()].name, seed),
+        6 => random_case(NAMES[idx % NAMES.len()], seed),
+        7 => hex_random_case(&UNKNOWN_ADDRESS, seed),
+        8 => {
+            let a = followgraph::snapshot::format_address(&snap.addrs[idx % snap.addrs.len()]);
+            format!("0X{}", &a[2..])
+        }
+        _ => pick(&["0x123", "nobody.eth", "0x", "💥"], idx).to_owned(),
+    }
+}
+
 pub fn build_req(spec: &ReqSpec, snap: &Snap) -> Req {
     let endpoint = spec.endpoint;
-    let is_list = matches!(endpoint, 0 | 2 | 6);
     let (kind, idx, seed) = spec.subject;
-    let param: String = if endpoint == 3 {
-        String::new()
-    } else if is_list {
-        let lists = &snap.tables.lists;
-        let named: Vec<u64> = snap
-            .tables
-            .primary_lists
-            .iter()
-            .map(|p| p.token_id)
-            .collect();
-        // Lists that are their user's primary list (the rule of SNAPSHOT.md,
-        // only used here to aim requests at lists that have data).
-        let primary: Vec<u64> = snap
-            .tables
-            .primary_lists
-            .iter()
-            .filter(|p| {
-                lists
-                    .iter()
-                    .any(|l| l.token_id == p.token_id && l.user == p.address)
-            })
-            .map(|p| p.token_id)
-            .collect();
-        match kind {
-            0..=3 if !primary.is_empty() => primary[idx % primary.len()].to_string(),
-            4 if !lists.is_empty() => lists[idx % lists.len()].token_id.to_string(),
-            5 if !named.is_empty() => named[idx % named.len()].to_string(),
-            6 if !primary.is_empty() => format!("00{}", primary[idx % primary.len()]),
-            7 => pick(
-                &[
-                    "0",
-                    "-1",
-                    "+1",
-                    "abc",
-                    "1.5",
-                    "18446744073709551616",
-                    "18446744073709551615",
-                    " 1",
-                    "00",
-                ],
-                idx,
-            )
-            .to_owned(),
-            _ => (1 + idx as u64 % MAX_TOKEN).to_string(),
-        }
-    } else {
-        let ens = &snap.tables.ens;
-        match kind {
-            0..=1 => hex_random_case(&snap.addrs[idx % 3], seed),
-            2..=3 => hex_random_case(&snap.addrs[idx % snap.addrs.len()], seed),
-            4 | 5 if !ens.is_empty() => random_case(&ens[idx % ens.len()].name, seed),
-            6 => random_case(NAMES[idx % NAMES.len()], seed),
-            7 => hex_random_case(&UNKNOWN_ADDRESS, seed),
-            8 => {
-                let a = followgraph::snapshot::format_address(&snap.addrs[idx % snap.addrs.len()]);
-                format!("0X{}", &a[2..])
-            }
-            _ => pick(&["0x123", "nobody.eth", "0x", "💥"], idx).to_owned(),
-        }
+    let param: String = match endpoint {
+        3 => String::new(),
+        0 | 2 | 6 => super::gen_more::list_subject(kind, idx, snap),
+        _ => user_param(kind, idx, seed, snap),
     };
     let path = match endpoint {
         0 => format!("/api/v1/lists/{}/details", encode(&param, false, seed)),
@@ -801,37 +740,15 @@ pub fn build_req(spec: &ReqSpec, snap: &Snap) -> Req {
         _ => format!("/api/v1/lists/{}/followers", encode(&param, false, seed)),
     };
     let names = endpoint_params(endpoint);
-    let mut pairs = Vec::new();
-    let mut query = Vec::new();
+    let mut params = Vec::new();
     for (i, &(name_choice, value_choice, seed, bare)) in spec.params.iter().enumerate() {
         let name = if endpoint == 3 && i == 0 && name_choice % 16 != 0 {
             "term"
         } else {
             PARAM_NAMES[names[name_choice % names.len()]]
         };
-        if bare {
-            pairs.push((name.to_owned(), String::new()));
-            query.push(name.to_owned());
-            continue;
-        }
-        let value = param_value(name, value_choice, seed, snap);
-        query.push(format!(
-            "{}={}",
-            encode(name, true, seed >> 32),
-            encode(&value, true, seed.rotate_left(7))
-        ));
-        pairs.push((name.to_owned(), value));
+        let value = (!bare).then(|| param_value(name, value_choice, seed, snap));
+        params.push((name, value, seed));
     }
-    Req {
-        endpoint,
-        path,
-        // Empty pairs (`&&`, a leading `&`) are nothing.
-        query: match spec.subject.2 >> 40 & 7 {
-            0 => query.join("&&"),
-            1 if !query.is_empty() => format!("&{}", query.join("&")),
-            _ => query.join("&"),
-        },
-        param,
-        pairs,
-    }
+    with_query(endpoint, path, param, params, spec.subject.2 >> 40)
 }

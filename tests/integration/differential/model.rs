@@ -10,7 +10,11 @@ use serde_json::{json, Value};
 
 use super::gen::NOW_MS;
 
+mod account;
+mod leaderboard;
+
 const MAX_LIMIT: u64 = 1000;
+const ZERO: Address = [0; 20];
 
 pub struct Model<'a> {
     t: &'a Tables,
@@ -234,8 +238,7 @@ impl<'a> Model<'a> {
         None
     }
 
-    /// The user of list `token` if it is that user's primary list (the
-    /// actor of a notification).
+    /// The user of list `token` if it is that user's primary list.
     fn primary_user(&self, token: u64) -> Option<Address> {
         for l in &self.t.lists {
             if l.token_id == token && self.primary_of(&l.user) == Some(token) {
@@ -361,21 +364,22 @@ impl<'a> Model<'a> {
         Err(err(400, "Invalid list id"))
     }
 
-    /// API.md: a list stands for its user, primary list or not; a list
-    /// not in `lists`, or whose user is the zero address, has none.
+    /// A list stands for its user, primary list or not; a list missing
+    /// from `lists` or whose user is the zero address has no user.
     fn list_user(&self, token: u64) -> Result<Address, Expected> {
         self.t
             .lists
             .iter()
-            .find(|l| l.token_id == token && l.user != [0u8; 20])
+            .find(|l| l.token_id == token && l.user != ZERO)
             .map(|l| l.user)
             .ok_or_else(|| err(404, "No User Found"))
     }
 
     // --------------------------------------------------------- endpoints
 
-    /// The expected answer to endpoint `endpoint` (0..7 in API.md's
-    /// order) with path parameter `param` and decoded query `pairs`.
+    /// The expected answer to endpoint `endpoint` (0..18: API.md's
+    /// sections 1-14 and 38-41 in order) with path parameter `param` and
+    /// decoded query `pairs`.
     pub fn answer(&self, endpoint: usize, param: &str, pairs: &[(String, String)]) -> Expected {
         let result = match endpoint {
             0 => Self::token_id(param)
@@ -388,7 +392,9 @@ impl<'a> Model<'a> {
             3 => self.search(pairs),
             4 => self.notifications(param, pairs),
             5 => self.followers_endpoint(false, param, pairs),
-            _ => self.followers_endpoint(true, param, pairs),
+            6 => self.followers_endpoint(true, param, pairs),
+            7..=13 => self.account_family(endpoint, param, pairs),
+            _ => self.leaderboard_family(endpoint, pairs),
         };
         match result {
             Ok(body) => Expected { status: 200, body },
@@ -396,8 +402,9 @@ impl<'a> Model<'a> {
         }
     }
 
-    fn details(&self, user: &Address) -> Value {
-        let ens = match self.ens(user) {
+    /// The ens object: the `ens` row without its address, or all null.
+    fn ens_object(&self, a: &Address) -> Value {
+        match self.ens(a) {
             Some(e) => json!({
                 "name": e.name,
                 "avatar": e.avatar,
@@ -413,10 +420,14 @@ impl<'a> Model<'a> {
                 "name": null, "avatar": null, "header": null, "display": null,
                 "records": {}, "chains": {}, "fresh": null, "resolver": null, "errors": {},
             }),
-        };
+        }
+    }
+
+    /// 1 (for the list's user) and 10.
+    fn details(&self, user: &Address) -> Value {
         json!({
             "address": addr_text(user),
-            "ens": ens,
+            "ens": self.ens_object(user),
             "ranks": {
                 "mutuals_rank": self.rank(|a| self.mutuals(a), user),
                 "followers_rank": self.rank(|a| self.followers(a), user),
@@ -494,25 +505,10 @@ impl<'a> Model<'a> {
                 .cmp(&self.followers(x))
                 .then_with(|| x.cmp(y))
         });
-        let mut results = Vec::new();
-        for a in page(matches, offset, limit) {
-            let e = self.ens(&a);
-            results.push(json!({
-                "address": addr_text(&a),
-                "name": e.map(|e| e.name.clone()),
-                "avatar": e.and_then(|e| e.avatar.clone()),
-                "header": e.and_then(|e| e.header.clone()),
-                "mutuals_rank": self.rank(|a| self.mutuals(a), &a),
-                "followers_rank": self.rank(|a| self.followers(a), &a),
-                "following_rank": self.rank(|a| self.following(a), &a),
-                "blocks_rank": self.rank(|a| self.blocks(a), &a),
-                "mutuals": self.mutuals(&a).to_string(),
-                "following": self.following(&a).to_string(),
-                "followers": self.followers(&a).to_string(),
-                "blocks": self.blocks(&a).to_string(),
-                "updated_at": created,
-            }));
-        }
+        let results: Vec<Value> = page(matches, offset, limit)
+            .iter()
+            .map(|a| self.board_row(a, false))
+            .collect();
         Ok(json!({ "last_updated": created, "results": results }))
     }
 

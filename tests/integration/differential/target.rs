@@ -1,0 +1,103 @@
+//! Request targets: the target the engine parses beside the decoded path
+//! parameter and query the model reads, and the random encodings (case,
+//! percent-encoding, `+`, empty pairs) that must not change the answer.
+
+use followgraph::snapshot::Address;
+
+/// A built request: the target the engine parses, and the decoded path
+/// parameter and query pairs the model reads.
+#[derive(Clone, Debug)]
+pub struct Req {
+    pub endpoint: usize,
+    pub path: String,
+    pub query: String,
+    pub param: String,
+    pub pairs: Vec<(String, String)>,
+}
+
+impl Req {
+    pub fn target(&self) -> String {
+        if self.query.is_empty() {
+            self.path.clone()
+        } else {
+            format!("{}?{}", self.path, self.query)
+        }
+    }
+}
+
+/// Changes the case of each character by the bits of `seed`.
+pub fn random_case(text: &str, seed: u64) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if seed.rotate_right(i as u32 % 64) & 1 == 1 {
+            out.extend(c.to_uppercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+pub fn hex_random_case(a: &Address, seed: u64) -> String {
+    let lower = followgraph::snapshot::format_address(a);
+    let hex = random_case(&lower[2..], seed);
+    format!("0x{hex}")
+}
+
+pub fn encode(text: &str, form: bool, seed: u64) -> String {
+    let mut out = String::new();
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        let bit = seed.rotate_right(i as u32 % 64) & 1 == 1;
+        match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~'
+                if !bit || !form =>
+            {
+                out.push(b as char)
+            }
+            b',' | b'=' if form && bit => out.push(b as char),
+            b' ' if form && bit => out.push('+'),
+            // A path keeps `+` (not a space there) and a few sub-delims raw.
+            b'+' | b'!' | b'@' | b':' if !form && bit => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The request for `path` whose query holds `params` (name, value or
+/// `None` for a bare name, seed of the encoding).
+pub fn with_query(
+    endpoint: usize,
+    path: String,
+    param: String,
+    params: Vec<(&str, Option<String>, u64)>,
+    style: u64,
+) -> Req {
+    let mut pairs = Vec::new();
+    let mut query = Vec::new();
+    for (name, value, seed) in params {
+        let Some(value) = value else {
+            pairs.push((name.to_owned(), String::new()));
+            query.push(name.to_owned());
+            continue;
+        };
+        query.push(format!(
+            "{}={}",
+            encode(name, true, seed >> 32),
+            encode(&value, true, seed.rotate_left(7))
+        ));
+        pairs.push((name.to_owned(), value));
+    }
+    Req {
+        endpoint,
+        path,
+        // Empty pairs (`&&`, a leading `&`) are nothing.
+        query: match style & 7 {
+            0 => query.join("&&"),
+            1 if !query.is_empty() => format!("&{}", query.join("&")),
+            _ => query.join("&"),
+        },
+        param,
+        pairs,
+    }
+}
