@@ -226,6 +226,11 @@ impl<'a> Model<'a> {
     /// SNAPSHOT.md: L is A's primary list iff primary_lists[A] == L and
     /// lists[L].user == A.
     fn primary_of(&self, a: &Address) -> Option<u64> {
+        // A list whose user is the zero address has no user, so it is no
+        // one's primary list (the zero address has none).
+        if *a == ZERO {
+            return None;
+        }
         for p in &self.t.primary_lists {
             if p.address == *a {
                 for l in &self.t.lists {
