@@ -59,6 +59,30 @@ fn snapshot_endpoint_reports_the_served_snapshot() {
         "load_duration_ms {took}, start to ready took {} ms",
         t1 - t0
     );
+    // The graph's heap by index: estimates, so only their names, order
+    // and kind are fixed.
+    let memory = v["memory_bytes"]
+        .as_object()
+        .unwrap_or_else(|| panic!("memory_bytes is not an object: {v}"));
+    let parts: Vec<&str> = memory.keys().map(String::as_str).collect();
+    assert_eq!(
+        parts,
+        [
+            "accounts",
+            "following",
+            "followers",
+            "tags",
+            "stats",
+            "ranked",
+            "lists",
+            "search",
+            "profiles",
+            "notifications",
+            "badges"
+        ]
+    );
+    assert!(memory.values().all(|b| b.is_u64()), "{v}");
+    assert!(memory["accounts"].as_u64() > Some(0), "{v}");
     let expected = json!({
         "name": "snap-1",
         "generation": 1,
@@ -66,6 +90,7 @@ fn snapshot_endpoint_reports_the_served_snapshot() {
         "loaded_at": v["loaded_at"],
         "load_duration_ms": v["load_duration_ms"],
         "tables": table_rows(&t),
+        "memory_bytes": v["memory_bytes"],
         "last_error": null,
     });
     assert_json(&resp, 200, expected);
