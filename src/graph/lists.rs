@@ -146,22 +146,45 @@ impl ListsBuilder {
     pub(super) fn new(lists: &[ListRow], interner: &Interner) -> ListsBuilder {
         let mut rows: Vec<&ListRow> = lists.iter().collect();
         rows.par_sort_unstable_by_key(|l| l.token_id);
-        // A zero-address user is no account: the owner stands in its slot.
-        let people: Vec<Address> = rows
-            .iter()
-            .flat_map(|l| {
-                [
-                    if l.user == ZERO { l.owner } else { l.user },
-                    l.owner,
-                    l.manager,
-                ]
-            })
-            .collect();
+        // Each list's distinct addresses interned once (owner and manager
+        // are mostly the user); a zero-address user is no account.
+        let mut people: Vec<Address> = Vec::with_capacity(rows.len());
+        // Per list: where its addresses start in `people`, and the slot
+        // (among them) of its user (`NO_SLOT`: none), owner and manager.
+        let mut slots: Vec<(usize, [u8; 3])> = Vec::with_capacity(rows.len());
+        const NO_SLOT: u8 = u8::MAX;
+        for l in &rows {
+            let start = people.len();
+            let mut slot = |a: Address| {
+                let own = &people[start..];
+                let i = own.iter().position(|&p| p == a).unwrap_or_else(|| {
+                    people.push(a);
+                    people.len() - start - 1
+                });
+                i as u8
+            };
+            let user = if l.user == ZERO {
+                NO_SLOT
+            } else {
+                slot(l.user)
+            };
+            let owner = slot(l.owner);
+            let manager = slot(l.manager);
+            slots.push((start, [user, owner, manager]));
+        }
         let ids = interner.ids_par(&people);
-        let roles = rows
+        drop(people);
+        let roles = slots
             .iter()
-            .zip(ids.chunks_exact(3))
-            .map(|(l, id)| [if l.user == ZERO { NO_USER } else { id[0] }, id[1], id[2]])
+            .map(|&(start, s)| {
+                s.map(|i| {
+                    if i == NO_SLOT {
+                        NO_USER
+                    } else {
+                        ids[start + i as usize]
+                    }
+                })
+            })
             .collect();
         let mut owners: Vec<Address> = lists.iter().map(|l| l.owner).collect();
         owners.par_sort_unstable();

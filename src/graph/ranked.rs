@@ -9,8 +9,6 @@
 //! few). The ascending order is the descending one with its runs of equal
 //! counts reversed as wholes: one pass, no second sort.
 
-use std::cmp::Reverse;
-
 use rayon::prelude::*;
 
 use super::ranks::Counts;
@@ -65,11 +63,18 @@ impl RankedOrders {
             .par_iter()
             .map(|&sort| {
                 let count = |id: AccountId| sort.count(&counts[id as usize]);
-                let mut desc: Vec<AccountId> = (0..counts.len() as u32)
+                // Sorted as packed keys (count inverted, then id): no
+                // lookup of a count per comparison.
+                let mut keys: Vec<u64> = (0..counts.len() as u32)
                     .into_par_iter()
-                    .filter(|&id| count(id) > 0)
+                    .filter_map(|id| {
+                        let c = count(id);
+                        (c > 0).then(|| (u64::from(!c) << 32) | u64::from(id))
+                    })
                     .collect();
-                desc.par_sort_unstable_by_key(|&id| (Reverse(count(id)), id));
+                keys.par_sort_unstable();
+                let desc: Vec<AccountId> = keys.iter().map(|&k| k as u32).collect();
+                drop(keys);
                 let asc = ascending(&desc, count);
                 (desc, asc)
             })

@@ -10,6 +10,8 @@
 
 use rayon::prelude::*;
 
+use petgraph::visit::EdgeRef;
+
 use super::records::Records;
 use super::AccountId;
 
@@ -20,21 +22,33 @@ pub(super) struct TaggedBy {
 
 impl TaggedBy {
     /// From the primary lists' records: every tagged record, by target.
+    /// One merge of the rows (in edge order) with the side table (sorted
+    /// by edge), then a sort of the tagged records alone.
     pub(super) fn build(records: &Records) -> TaggedBy {
-        let rows = records.csr().node_count() as AccountId;
-        let mut entries: Vec<(AccountId, AccountId, u32)> = (0..rows)
-            .into_par_iter()
-            .flat_map_iter(|f| {
-                let row = records.row(f);
-                let tagged: Vec<(AccountId, AccountId, u32)> = row
-                    .tagged()
-                    .map(|(i, set)| (row.targets[i], f, set))
-                    .collect();
-                tagged
-            })
-            .collect();
+        let csr = records.csr();
+        let tagsets = records.tagsets();
+        let mut entries: Vec<(AccountId, AccountId, u32)> = Vec::with_capacity(tagsets.len());
+        let mut next = 0;
+        for f in 0..csr.node_count() as AccountId {
+            if next == tagsets.len() {
+                break;
+            }
+            let targets = csr.neighbors_slice(f);
+            if targets.is_empty() {
+                continue;
+            }
+            let start = csr.edges(f).next().map_or(0, |e| e.id());
+            let end = start + targets.len();
+            while let Some(&(edge, set)) = tagsets.get(next) {
+                let edge = edge as usize;
+                if edge >= end {
+                    break;
+                }
+                entries.push((targets[edge - start], f, set));
+                next += 1;
+            }
+        }
         entries.par_sort_unstable();
-        entries.shrink_to_fit();
         TaggedBy { entries }
     }
 
