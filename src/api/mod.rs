@@ -391,14 +391,26 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         Call::UserAllFollowing(account, p) => {
             following::render(g, g.following_row(account.id), p, Exclude::Nobody, out)
         }
-        Call::ListFollowing(list, p) => {
-            following::render(g, own_row(g, list), p, Exclude::BlockedOrMuted, out)
+        Call::ListFollowing(list, p) => following::render(
+            g,
+            g.list_records_row(list.token_id),
+            p,
+            Exclude::BlockedOrMuted,
+            out,
+        ),
+        Call::ListAllFollowing(list, p) => following::render(
+            g,
+            g.list_records_row(list.token_id),
+            p,
+            Exclude::Nobody,
+            out,
+        ),
+        Call::ListFollowingAddresses(list) => {
+            following::render_addresses(g, g.list_records_row(list.token_id), out)
         }
-        Call::ListAllFollowing(list, p) => {
-            following::render(g, own_row(g, list), p, Exclude::Nobody, out)
+        Call::ExportState(list) => {
+            following::render_export(g, g.list_records_row(list.token_id), out)
         }
-        Call::ListFollowingAddresses(list) => following::render_addresses(g, own_row(g, list), out),
-        Call::ExportState(list) => following::render_export(g, own_row(g, list), out),
         Call::FollowerState(a, b) => states::render_follower_state(g, a, b, out),
         Call::ButtonState(list, a) => states::render_button_state(g, list, a, out),
         Call::ListFollowerState(list, a) => states::render_list_follower_state(g, list, a, out),
@@ -407,12 +419,19 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
             let row = g.following_row(account.id);
             tags::render_tags(g, tags::Subject::Account(account), row, out)
         }
-        Call::ListTags(list, search) if search.tags.is_empty() => {
-            tags::render_tags(g, tags::Subject::List(list.token_id), own_row(g, list), out)
-        }
-        Call::ListTags(list, search) => {
-            tags::render_tag_search(g, list.token_id, own_row(g, list), search, out)
-        }
+        Call::ListTags(list, search) if search.tags.is_empty() => tags::render_tags(
+            g,
+            tags::Subject::List(list.token_id),
+            g.list_records_row(list.token_id),
+            out,
+        ),
+        Call::ListTags(list, search) => tags::render_tag_search(
+            g,
+            list.token_id,
+            g.list_records_row(list.token_id),
+            search,
+            out,
+        ),
         Call::UserTaggedAs(account) => {
             tags::render_tagged_as(g, tags::Subject::Account(account), account.id, out)
         }
@@ -421,14 +440,6 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         }
     }
     body
-}
-
-/// A resolved list's own records (it has a user, so it has a row).
-pub(crate) fn own_row<'g>(g: &'g Graph, list: &ListUser) -> crate::graph::RecordRow<'g> {
-    match g.own_records(list.token_id) {
-        Some(own) => g.own_records_row(own),
-        None => g.following_row(None),
-    }
 }
 
 /// The whole pipeline for one request target: the body, or the error

@@ -11,7 +11,6 @@ use crate::error::ApiError;
 use crate::graph::{Graph, Record, FLAG_BLOCK, FLAG_MUTE};
 use crate::json::{push_key, push_num_str};
 
-use super::own_row;
 use super::rows::push_address;
 use super::subject::{Account, AccountRef, ListUser};
 
@@ -50,7 +49,9 @@ pub fn render_follower_state(g: &Graph, user: &Account, follower: &Account, out:
 
 /// 31: the list's own record of the account.
 pub fn render_button_state(g: &Graph, list: &ListUser, account: &Account, out: &mut String) {
-    let record = account.id.and_then(|a| own_row(g, list).find(a));
+    let record = account
+        .id
+        .and_then(|a| g.list_records_row(list.token_id).find(a));
     push_list_state(g, list, account, record, out);
 }
 
@@ -132,7 +133,7 @@ impl Batch {
 /// 32: per item, 31's answer for it, or the item as sent with a null
 /// state when it is not a string naming an address or a known name.
 pub fn render_batch(g: &Graph, list: &ListUser, batch: &Batch, out: &mut String) {
-    let row = own_row(g, list);
+    let row = g.list_records_row(list.token_id);
     out.push('[');
     for (i, (text, account)) in batch.items.iter().enumerate() {
         if i > 0 {

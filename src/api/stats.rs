@@ -10,7 +10,7 @@ use super::subject::{Account, ListUser};
 /// primary list's records without `block`/`mute` (the entries of 15).
 pub fn render_user(g: &Graph, account: &Account, out: &mut String) {
     let (followers, following) = account.id.map_or((0, 0), |id| {
-        (g.stats(id).followers as u64, g.following_shown(id) as u64)
+        (g.followers_count(id) as u64, g.following_shown(id) as u64)
     });
     push_counts(followers, following, out);
 }

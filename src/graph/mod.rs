@@ -184,12 +184,13 @@ impl Graph {
         self.lists
             .own_records(token_id, |user| self.primary_list(user))
     }
-    /// A list's own records: its user's primary-list row, or its row
-    /// among the other lists'.
-    pub fn own_records_row(&self, own: OwnRecords) -> RecordRow<'_> {
-        match own {
-            OwnRecords::Primary(user) => self.records.row(user),
-            OwnRecords::Other(row) => self.lists.others().row(row),
+    /// List `token_id`'s own records: its user's primary-list row, or its
+    /// row among the other lists' (empty when the list has no user).
+    pub fn list_records_row(&self, token_id: u64) -> RecordRow<'_> {
+        match self.own_records(token_id) {
+            Some(OwnRecords::Primary(user)) => self.records.row(user),
+            Some(OwnRecords::Other(row)) => self.lists.others().row(row),
+            None => self.following_row(None),
         }
     }
     /// The account's primary-list records (empty without a primary list,
@@ -217,8 +218,7 @@ impl Graph {
     /// How many of the account's followers' records of it carry neither
     /// `block` nor `mute`.
     pub fn followers_shown(&self, id: AccountId) -> usize {
-        let s = self.stats.get(id);
-        (s.followers - self.stats.hidden_followers(id)) as usize
+        (self.followers_count(id) - self.stats.hidden_followers(id)) as usize
     }
     /// The lists whose user, owner or manager the account is, ascending.
     #[inline]
