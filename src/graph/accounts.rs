@@ -81,11 +81,7 @@ impl Accounts {
     pub(super) fn primary_list(&self, id: AccountId) -> Option<u64> {
         Some(self.primary_list[id as usize]).filter(|&t| t != 0)
     }
-    /// The user of list `token_id` when it is that user's primary list.
-    #[inline]
-    pub(super) fn primary_list_user(&self, token_id: u64) -> Option<AccountId> {
-        self.primary_list_user.get(token_id)
-    }
+    /// Primary list token id -> its user (the scans' visibility test).
     pub(super) fn primary_list_users(&self) -> &TokenMap {
         &self.primary_list_user
     }

@@ -167,11 +167,6 @@ impl Graph {
         self.names
             .find(lower, |id| self.profiles.get(id).map(|p| p.name()))
     }
-    /// The user of list `token_id` when it is that user's primary list.
-    #[inline]
-    pub fn primary_list_user(&self, token_id: u64) -> Option<AccountId> {
-        self.accounts.primary_list_user(token_id)
-    }
     /// The user of list `token_id`, primary or not (`None`: no such list,
     /// or its user is the zero address).
     #[inline]
