@@ -99,8 +99,17 @@ endpoints! {
         UserAllFollowing  "user_all_following" GET "/users/{addressOrENS}/allFollowing"  [limit, offset, tags, sort, include, cache]            Following;
         ListFollowing     "list_following"     GET "/lists/{token_id}/following"         [limit, offset, tags, sort, include, cache]            Following;
         ListAllFollowing  "list_all_following" GET "/lists/{token_id}/allFollowing"      [limit, offset, tags, sort, include, cache]            Following;
+        UserAllFollowers  "user_all_followers" GET "/users/{addressOrENS}/allFollowers"  [limit, offset, tags, sort, cache]                     Followers;
+        ListAllFollowers  "list_all_followers" GET "/lists/{token_id}/allFollowers"      [limit, offset, tags, sort, cache]                     Followers;
+        UserLatestFollowers "user_latest_followers" GET "/users/{addressOrENS}/latestFollowers" [limit, offset, cache]                          Followers;
+        ListLatestFollowers "list_latest_followers" GET "/lists/{token_id}/latestFollowers" [limit, offset, cache]                              Followers;
+        UserSearchFollowers "user_search_followers" GET "/users/{addressOrENS}/searchFollowers" [term, limit, offset, cache]                    Search;
+        ListSearchFollowers "list_search_followers" GET "/lists/{token_id}/searchFollowers" [term, limit, offset, cache]                        Search;
+        UserSearchFollowing "user_search_following" GET "/users/{addressOrENS}/searchFollowing" [term, limit, offset, cache]                    Search;
+        ListSearchFollowing "list_search_following" GET "/lists/{token_id}/searchFollowing" [term, limit, offset, cache]                        Search;
         ListFollowingAddresses "list_all_following_addresses" GET "/lists/{token_id}/allFollowingAddresses" [cache]                        Following;
         ExportState       "export_state"       GET "/exportState/{token_id}"             [cache]                                                Following;
+        UserCommonFollowers "user_common_followers" GET "/users/{addressOrENS}/commonFollowers" [leader, term, limit, offset, cache]            Search;
         FollowerState     "follower_state"     GET "/users/{addressOrENS}/{addressOrENS2}/followerState" [cache]                                States;
         ButtonState       "button_state"       GET "/lists/{token_id}/{addressOrENS}/buttonState" [cache]                                       States;
         ListFollowerState "list_follower_state" GET "/lists/{token_id}/{addressOrENS}/followerState" [cache]                                    States;
@@ -178,6 +187,7 @@ pub enum Family {
     Following,
     States,
     Tags,
+    Search,
 }
 
 /// One segment of an endpoint path.

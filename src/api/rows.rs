@@ -1,6 +1,6 @@
 //! JSON pieces several endpoints print: an address, a time, the ens
-//! object of section 1, name/avatar/header, a leaderboard row, a follower
-//! entry. Each appends to the response `String` in API.md's field order.
+//! object of section 1 and the short one, name/avatar/header, a
+//! leaderboard row, a follower entry and its parts. Each appends to the response `String` in API.md's field order.
 
 use crate::graph::{AccountId, Graph, Profile, Record, FLAG_BLOCK, FLAG_MUTE};
 use crate::json::{push_key, push_num_str, push_opt_str, push_str};
@@ -119,18 +119,32 @@ pub fn push_follower(
     record: &Record,
     back: Option<&Record>,
 ) {
-    // T's record of F: 0x80 = it exists, plus its block/mute flags.
-    let back = back.map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
     out.push('{');
+    push_follower_head(out, g, f);
+    out.push(',');
+    push_key(out, "tags");
+    push_tagset(out, g, record.tagset);
+    out.push(',');
+    push_follower_flags(out, g, back);
+    out.push(',');
+    push_key(out, "updated_at");
+    push_time(out, record.updated_at);
+    out.push('}');
+}
+
+/// `"svc_list_nft_token_id":"…","address":"0x…"` of follower `f`.
+pub fn push_follower_head(out: &mut String, g: &Graph, f: AccountId) {
     push_key(out, "svc_list_nft_token_id");
     push_num_str(out, g.primary_list(f).unwrap_or(0));
     out.push(',');
     push_key(out, "address");
     push_address(out, g.address(f));
-    out.push(',');
-    push_key(out, "tags");
-    push_tagset(out, g, record.tagset);
-    out.push(',');
+}
+
+/// `"is_following":…,"is_blocked":…,"is_muted":…` from T's record of F.
+pub fn push_follower_flags(out: &mut String, g: &Graph, back: Option<&Record>) {
+    // T's record of F: 0x80 = it exists, plus its block/mute flags.
+    let back = back.map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
     let is_following = back & 0x80 != 0 && back & (FLAG_BLOCK | FLAG_MUTE) == 0;
     out.push_str(if is_following {
         "\"is_following\":true,"
@@ -143,11 +157,19 @@ pub fn push_follower(
         "\"is_blocked\":false,"
     });
     out.push_str(if back & FLAG_MUTE != 0 {
-        "\"is_muted\":true,"
+        "\"is_muted\":true"
     } else {
-        "\"is_muted\":false,"
+        "\"is_muted\":false"
     });
-    push_key(out, "updated_at");
-    push_time(out, record.updated_at);
+}
+
+/// The short ens object: `{"name":…,"avatar":…}` (nulls without a row).
+pub fn push_short_ens(out: &mut String, p: Option<Profile<'_>>) {
+    out.push('{');
+    push_key(out, "name");
+    push_opt_str(out, p.map(|p| p.name()));
+    out.push(',');
+    push_key(out, "avatar");
+    push_opt_str(out, p.and_then(|p| p.avatar()));
     out.push('}');
 }

@@ -7,6 +7,7 @@ mod pg;
 mod support;
 
 mod account;
+mod all_followers;
 mod badges;
 mod details;
 mod differential;
@@ -23,6 +24,7 @@ mod ranked;
 mod reload;
 mod running;
 mod s3;
+mod search;
 mod states;
 mod states_batch;
 mod stats;
