@@ -1,7 +1,7 @@
 //! Sections 6 and 7, `/users/{addressOrENS}/followers` and
 //! `/lists/{token_id}/followers`: T's followers in the requested order,
 //! paged, with a tag filter. (allFollowers, latestFollowers and
-//! searchFollowers, sections 19-24, belong here.)
+//! searchFollowers, endpoints 19-24, belong here.)
 
 use crate::error::ApiError;
 use crate::graph::{AccountId, Graph, Record, FLAG_BLOCK, FLAG_MUTE};
