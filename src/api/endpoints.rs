@@ -1,11 +1,12 @@
 //! The table of endpoints, one row each, and what is derived from it: the
 //! `Endpoint` and `Operation` enums, names (metrics labels, cache keys),
-//! methods (the `Allow` text), path shapes and routing, query parameter
-//! names in API.md's order (the order their 400s are checked in).
+//! methods (the `Allow` text), path shapes and routing, query parameter names
+//! in the API reference's order (docs/openapi.yaml; the order their 400s are
+//! checked in).
 //!
-//! API rows' paths are API.md's, under `/api/v1`. Operations rows (health,
-//! readiness, metrics, snapshot facts, the test panic) are whole paths
-//! outside the API: they count as `other` in metrics, take no parameters
+//! API rows' paths are the API reference's, under `/api/v1`. Operations rows
+//! (health, readiness, metrics, snapshot facts, the test panic) are whole
+//! paths outside the API: they count as `other` in metrics, take no parameters
 //! and are matched on the raw path, not decoded (`/%68ealth` is an unknown
 //! path).
 
@@ -312,7 +313,7 @@ impl Endpoint {
         self.row().method
     }
 
-    /// API.md's path, without `/api/v1`.
+    /// The API reference's path, without `/api/v1`.
     pub fn path(self) -> &'static str {
         self.row().path
     }
@@ -321,8 +322,8 @@ impl Endpoint {
         &self.row().shape
     }
 
-    /// The query parameters taken, in API.md's order: when several are
-    /// bad, the first of them answers.
+    /// The query parameters taken, in the API reference's order: when several
+    /// are bad, the first of them answers.
     pub fn query_params(self) -> &'static [&'static str] {
         self.row().query
     }

@@ -1,4 +1,4 @@
-//! The leaderboard: section 4, `/leaderboard/search` (a literal substring
+//! The leaderboard: endpoint 4, `/leaderboard/search` (a literal substring
 //! of address or name, over the leaderboard in its order), 38 (one count's
 //! ranked order, prepared at load), 39 (its size) and 40 (every account,
 //! address ascending).

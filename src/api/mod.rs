@@ -6,7 +6,7 @@
 //! 1. [`route`]: the raw path to an endpoint and its decoded path
 //!    parameters (`None`: an unknown path, the caller's 404);
 //! 2. [`parse`]: path parameters and query to a typed [`Request`], the
-//!    400s in API.md's order;
+//!    400s in the API reference's order (docs/openapi.yaml);
 //! 3. [`Request::resolve`]: accounts and lists looked up in one graph, the
 //!    404s; the [`Resolved`] call is what the response cache keys on;
 //! 4. [`render`]: the body.
@@ -262,8 +262,8 @@ pub struct Request {
     pub fresh: bool,
 }
 
-/// Validates path parameters and query for `route`, in API.md's error
-/// order: path parameters in path order, then query parameters in the
+/// Validates path parameters and query for `route`, in the API reference's
+/// error order: path parameters in path order, then query parameters in the
 /// order of the endpoint's row.
 pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, ApiError> {
     let q = Query::parse(raw_query);

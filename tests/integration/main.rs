@@ -1,6 +1,6 @@
 //! HTTP integration tests: each test writes a small hand-made snapshot,
 //! runs the real `followgraph serve` binary on a free port and checks the
-//! answers against API.md byte for byte.
+//! answers against the API reference (docs/openapi.yaml) byte for byte.
 
 mod fixtures;
 mod pg;
