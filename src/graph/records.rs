@@ -487,7 +487,7 @@ mod tests {
                 .filter(|&(_, s)| s != 0)
                 .collect();
             assert_eq!(row.tagged().collect::<Vec<_>>(), want, "row {f}");
-            let hidden = |set: u32| u8::from(set != 0 && set % 2 == 0) * FLAG_BLOCK;
+            let hidden = |set: u32| u8::from(set != 0 && set.is_multiple_of(2)) * FLAG_BLOCK;
             let shown = (0..row.len())
                 .filter(|&i| hidden(row.tagset(i)) == 0)
                 .count();
