@@ -285,6 +285,11 @@ impl Graph {
     pub fn tagged_by(&self, t: AccountId) -> impl Iterator<Item = (AccountId, u32)> + '_ {
         self.tagged_by.of(t)
     }
+    /// T's followers, address ascending.
+    #[inline]
+    pub fn followers_by_address(&self, t: AccountId) -> &[AccountId] {
+        self.followers.by_address(t)
+    }
     /// T's followers, follower count descending then address ascending.
     #[inline]
     pub fn followers_by_count(&self, t: AccountId) -> &[AccountId] {

@@ -408,3 +408,32 @@ fn common_followers_cache_keys_on_the_leader() {
         with_t
     );
 }
+
+/// Pages past the first batch of matches: Z's 60 followers N(1)..N(60)
+/// (address = the byte i 20 times) all hold "0x", in address order; "3"
+/// is in those whose byte has a hex digit 3.
+#[test]
+fn search_followers_pages_across_batches() {
+    let srv = TestServer::start(&bulk());
+    let get = |q: &str| {
+        srv.get(&format!("/api/v1/users/{Z}/searchFollowers?{q}"))
+            .json()
+    };
+    let page = get("term=0x&offset=30&limit=10");
+    let want: Vec<String> = (31..=40).map(n).collect();
+    assert_eq!(addresses(&page, "followers"), want);
+    let all = get("term=0x&limit=1000");
+    assert_eq!(
+        addresses(&all, "followers"),
+        (1..=60).map(n).collect::<Vec<_>>()
+    );
+    let threes: Vec<String> = (1..=60u8)
+        .filter(|&i| format!("{i:02x}").contains('3'))
+        .map(n)
+        .collect();
+    assert_eq!(addresses(&get("term=3&limit=1000"), "followers"), threes);
+    assert_eq!(
+        addresses(&get("term=3&offset=2&limit=3"), "followers"),
+        threes[2..5].to_vec()
+    );
+}
