@@ -109,6 +109,7 @@ endpoints! {
         ListTags          "list_tags"          GET "/lists/{token_id}/tags"              [include, cache]                                       Tags;
         UserTaggedAs      "user_tagged_as"     GET "/users/{addressOrENS}/taggedAs"      [cache]                                                Tags;
         ListTaggedAs      "list_tagged_as"     GET "/lists/{token_id}/taggedAs"          [cache]                                                Tags;
+        OpenApi           "openapi"            GET "/openapi.json"                       [cache]                                                OpenApi;
     }
     operations {
         // variant  method path
@@ -178,6 +179,7 @@ pub enum Family {
     Following,
     States,
     Tags,
+    OpenApi,
 }
 
 /// One segment of an endpoint path.

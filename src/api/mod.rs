@@ -22,9 +22,9 @@
 //! 10), `badges.rs` (2, 3), `leaderboard.rs` (4, 38-40),
 //! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22),
 //! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
-//! (15-18, 27, 28), `states.rs` (30-33), `tags.rs` (34-37). The families
-//! still to come go beside them: `search.rs` (23-26, 29), `openapi.rs`
-//! (42).
+//! (15-18, 27, 28), `states.rs` (30-33), `tags.rs` (34-37), `openapi.rs`
+//! (42). The family still to come goes beside them: `search.rs` (23-26,
+//! 29).
 //!
 //! An endpoint is a row of the table, a [`Call`] variant holding its path
 //! subjects and parameters, and an arm in each `match` on `Call` below
@@ -38,6 +38,7 @@ mod followers;
 mod following;
 mod leaderboard;
 mod notifications;
+pub mod openapi;
 pub mod query_string;
 pub mod rows;
 mod states;
@@ -98,6 +99,8 @@ pub enum Call<A = AccountRef, L = TokenId> {
     ListTags(L, TagSearch),
     UserTaggedAs(A),
     ListTaggedAs(L),
+    /// 42: the OpenAPI document, the same for every snapshot.
+    OpenApi,
 }
 
 /// A call whose subjects are resolved in one graph: what `render` answers
@@ -139,6 +142,7 @@ impl<A, L> Call<A, L> {
             Call::ListTags(..) => Endpoint::ListTags,
             Call::UserTaggedAs(..) => Endpoint::UserTaggedAs,
             Call::ListTaggedAs(..) => Endpoint::ListTaggedAs,
+            Call::OpenApi => Endpoint::OpenApi,
         }
     }
 
@@ -175,7 +179,8 @@ impl<A, L> Call<A, L> {
             | Call::UserPrimaryList(..)
             | Call::LeaderboardCount
             | Call::LeaderboardAll
-            | Call::GlobalStats => None,
+            | Call::GlobalStats
+            | Call::OpenApi => None,
         }
     }
 
@@ -210,7 +215,8 @@ impl<A, L> Call<A, L> {
             | Call::LeaderboardRanked(..)
             | Call::LeaderboardCount
             | Call::LeaderboardAll
-            | Call::GlobalStats => 0,
+            | Call::GlobalStats
+            | Call::OpenApi => 0,
         }
     }
 }
@@ -285,6 +291,7 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         Endpoint::ListTags => Call::ListTags(route.token_id(0)?, TagSearch::parse(&q)?),
         Endpoint::UserTaggedAs => Call::UserTaggedAs(route.account(0)?),
         Endpoint::ListTaggedAs => Call::ListTaggedAs(route.token_id(0)?),
+        Endpoint::OpenApi => Call::OpenApi,
         Endpoint::ButtonStateBatch => {
             let call = Call::ButtonStateBatch(route.token_id(0)?, Batch::default());
             return Ok(Request { call, fresh: true });
@@ -349,6 +356,7 @@ impl Request {
             Call::ListTags(l, search) => Call::ListTags(list(l)?, search),
             Call::UserTaggedAs(a) => Call::UserTaggedAs(a.resolve(g)?),
             Call::ListTaggedAs(l) => Call::ListTaggedAs(list(l)?),
+            Call::OpenApi => Call::OpenApi,
         })
     }
 }
@@ -438,6 +446,7 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         Call::ListTaggedAs(list) => {
             tags::render_tagged_as(g, tags::Subject::List(list.token_id), Some(list.user), out)
         }
+        Call::OpenApi => openapi::render(out),
     }
     body
 }
