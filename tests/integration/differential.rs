@@ -1,11 +1,12 @@
-//! Differential property test: a naive model of API.md (straight loops
-//! over the raw table rows, `differential/model.rs`) against the real
-//! engine (`api::answer`: route, parse, resolve and render, in process),
-//! over many random small snapshots and random request targets for
-//! sections 1-14 and 38-41. Bodies are compared as exact strings (the
-//! model's `serde_json::Value` serialised compactly, key order kept).
-//! On every snapshot the engine's endpoints are also checked against each
-//! other by API.md's Invariants (`check_invariants`).
+//! Differential property test: a naive model of the API reference
+//! (docs/openapi.yaml; straight loops over the raw table rows,
+//! `differential/model.rs`) against the real engine (`api::answer`: route,
+//! parse, resolve and render, in process), over many random small snapshots
+//! and random request targets for endpoints 1-14 and 38-41. Bodies are
+//! compared as exact strings (the model's `serde_json::Value` serialised
+//! compactly, key order kept). On every snapshot the engine's endpoints are
+//! also checked against each other by the API reference's Invariants
+//! (`check_invariants`).
 //!
 //! Some snapshots also make a round trip through Parquet
 //! (`write_snapshot` + `read_snapshot` + `Graph::build`), which checks that
@@ -31,7 +32,7 @@ use model::{addr_text, iso, Model};
 use target::Req;
 
 /// Snapshots per run (`DIFFERENTIAL_CASES` overrides it for a longer soak),
-/// and requests per snapshot: to sections 1-7, and to 8-14 and 38-41.
+/// and requests per snapshot: to endpoints 1-7, and to 8-14 and 38-41.
 const CASES: u32 = 768;
 const REQUESTS: std::ops::RangeInclusive<usize> = 40..=60;
 const MORE_REQUESTS: std::ops::RangeInclusive<usize> = 10..=16;
@@ -191,11 +192,11 @@ fn get(g: &Graph, target: &str) -> (u16, String) {
     }
 }
 
-/// API.md's Invariants (Common rules of 8-41), engine against engine, for
-/// every account the snapshot mentions and every list of it: the model
+/// The API reference's Invariants (docs/openapi.yaml), engine against engine,
+/// for every account the snapshot mentions and every list of it: the model
 /// checks bodies one at a time, these that the endpoints agree with one
-/// another (and they reach every account and list, which random requests
-/// do not).
+/// another (and they reach every account and list, which random requests do
+/// not).
 fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), String> {
     let json = |target: &str| -> Result<(String, Value), String> {
         match get(g, target) {

@@ -1,7 +1,7 @@
-//! The naive model: API.md read literally, as straight loops over the raw
-//! table rows. No indexes, no precomputation; every count is recomputed by
-//! scanning every row each time it is needed. Slow on purpose, obviously
-//! right on purpose.
+//! The naive model: the API reference (docs/openapi.yaml) read literally, as
+//! straight loops over the raw table rows. No indexes, no precomputation;
+//! every count is recomputed by scanning every row each time it is needed.
+//! Slow on purpose, obviously right on purpose.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -223,7 +223,7 @@ impl<'a> Model<'a> {
 
     // ------------------------------------------------------ the raw rules
 
-    /// SNAPSHOT.md: L is A's primary list iff primary_lists[A] == L and
+    /// docs/snapshot.md: L is A's primary list iff primary_lists[A] == L and
     /// lists[L].user == A.
     fn primary_of(&self, a: &Address) -> Option<u64> {
         // A list whose user is the zero address has no user, so it is no
@@ -382,8 +382,8 @@ impl<'a> Model<'a> {
 
     // --------------------------------------------------------- endpoints
 
-    /// The expected answer to endpoint `endpoint` (0..18: API.md's
-    /// sections 1-14 and 38-41 in order) with path parameter `param` and
+    /// The expected answer to endpoint `endpoint` (0..18: endpoints 1-14 and
+    /// 38-41 of the API reference, in order) with path parameter `param` and
     /// decoded query `pairs`.
     pub fn answer(&self, endpoint: usize, param: &str, pairs: &[(String, String)]) -> Expected {
         let result = match endpoint {
