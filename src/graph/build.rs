@@ -190,10 +190,10 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     timer.done("search index");
     let (followers, mutuals) = build_follower_index(n, records.csr(), &counts);
     timer.done("follower index");
-    let tagged = records.tagsets().iter().zip(&record_tagsets.targets);
+    let tagged = records.tagged_edges().zip(&record_tagsets.targets);
     let hidden_followers = count_tagged(
         &mut counts,
-        tagged.map(|(&(_, set), &to)| (tags.set_flags(set), to)),
+        tagged.map(|((_, set), &to)| (tags.set_flags(set), to)),
     );
     let stats = Stats::new(counts, mutuals, leaderboard, hidden_followers);
     let ranked = RankedOrders::build(stats.counts());
