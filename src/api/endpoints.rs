@@ -119,6 +119,7 @@ endpoints! {
         ListTags          "list_tags"          GET "/lists/{token_id}/tags"              [include, cache]                                       Tags;
         UserTaggedAs      "user_tagged_as"     GET "/users/{addressOrENS}/taggedAs"      [cache]                                                Tags;
         ListTaggedAs      "list_tagged_as"     GET "/lists/{token_id}/taggedAs"          [cache]                                                Tags;
+        OpenApi           "openapi"            GET "/openapi.json"                       [cache]                                                OpenApi;
     }
     operations {
         // variant  method path
@@ -189,6 +190,7 @@ pub enum Family {
     States,
     Tags,
     Search,
+    OpenApi,
 }
 
 /// One segment of an endpoint path.

@@ -23,7 +23,7 @@
 //! `notifications.rs` (5), `followers.rs` (6, 7, 19-22),
 //! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
 //! (15-18, 27, 28), `states.rs` (30-33), `tags.rs` (34-37), `search.rs`
-//! (23-26, 29).
+//! (23-26, 29), `openapi.rs` (42).
 //!
 //! An endpoint is a row of the table, a [`Call`] variant holding its path
 //! subjects and parameters, and an arm in each `match` on `Call` below
@@ -37,6 +37,7 @@ mod followers;
 mod following;
 mod leaderboard;
 mod notifications;
+pub mod openapi;
 pub mod query_string;
 pub mod rows;
 mod search;
@@ -110,6 +111,8 @@ pub enum Call<A = AccountRef, L = TokenId> {
     ListTags(L, TagSearch),
     UserTaggedAs(A),
     ListTaggedAs(L),
+    /// 42: the OpenAPI document, the same for every snapshot.
+    OpenApi,
 }
 
 /// A call whose subjects are resolved in one graph: what `render` answers
@@ -160,6 +163,7 @@ impl<A, L> Call<A, L> {
             Call::ListTags(..) => Endpoint::ListTags,
             Call::UserTaggedAs(..) => Endpoint::UserTaggedAs,
             Call::ListTaggedAs(..) => Endpoint::ListTaggedAs,
+            Call::OpenApi => Endpoint::OpenApi,
         }
     }
 
@@ -205,7 +209,8 @@ impl<A, L> Call<A, L> {
             | Call::UserPrimaryList(..)
             | Call::LeaderboardCount
             | Call::LeaderboardAll
-            | Call::GlobalStats => None,
+            | Call::GlobalStats
+            | Call::OpenApi => None,
         }
     }
 
@@ -249,7 +254,8 @@ impl<A, L> Call<A, L> {
             | Call::LeaderboardRanked(..)
             | Call::LeaderboardCount
             | Call::LeaderboardAll
-            | Call::GlobalStats => 0,
+            | Call::GlobalStats
+            | Call::OpenApi => 0,
         }
     }
 }
@@ -355,6 +361,7 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         Endpoint::ListTags => Call::ListTags(route.token_id(0)?, TagSearch::parse(&q)?),
         Endpoint::UserTaggedAs => Call::UserTaggedAs(route.account(0)?),
         Endpoint::ListTaggedAs => Call::ListTaggedAs(route.token_id(0)?),
+        Endpoint::OpenApi => Call::OpenApi,
         Endpoint::ButtonStateBatch => {
             let call = Call::ButtonStateBatch(route.token_id(0)?, Batch::default());
             return Ok(Request { call, fresh: true });
@@ -435,6 +442,7 @@ impl Request {
             Call::ListTags(l, search) => Call::ListTags(list(l)?, search),
             Call::UserTaggedAs(a) => Call::UserTaggedAs(a.resolve(g)?),
             Call::ListTaggedAs(l) => Call::ListTaggedAs(list(l)?),
+            Call::OpenApi => Call::OpenApi,
         })
     }
 }
@@ -569,6 +577,7 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         Call::ListTaggedAs(list) => {
             tags::render_tagged_as(g, tags::Subject::List(list.token_id), Some(list.user), out)
         }
+        Call::OpenApi => openapi::render(out),
     }
     body
 }

@@ -19,6 +19,7 @@ mod hostile;
 mod leaderboard;
 mod limits;
 mod notifications;
+mod openapi;
 mod protocol;
 mod ranked;
 mod reload;
