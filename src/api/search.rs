@@ -100,15 +100,39 @@ pub fn render_followers(
         out.push_str("]}");
         return;
     };
-    let term = Term::new(term);
     let index = g.search_index();
-    // Address order, so the first `offset + limit` kept matches are the
-    // page; matches are checked against their records a batch at a time.
-    let mut matches = g
-        .followers_by_address(t)
-        .iter()
-        .copied()
-        .filter(|&f| index.matches(&term, f, g.address(f)));
+    let followers = g.followers_by_address(t);
+    // Candidates in address order, so the first `offset + limit` kept are
+    // the page; they are checked against their records a batch at a time
+    // (which also drops those that do not follow T). A rare term of 3+
+    // bytes: its matches in the whole leaderboard from the trigram index
+    // (every follower is on it), fewer than the followers; else the
+    // followers tested one by one.
+    let rare = index
+        .matches_bound(term)
+        .is_some_and(|bound| bound < followers.len() / 4);
+    let found: Vec<AccountId>;
+    let term_text = term;
+    let term = Term::new(term);
+    let mut matches: Box<dyn Iterator<Item = AccountId>> = if rare {
+        let board = g.leaderboard();
+        let address = |id| g.address(id);
+        let mut ids: Vec<AccountId> = index
+            .find(term_text, 0, usize::MAX, board.len(), |p| board[p], address)
+            .into_iter()
+            .map(|p| board[p])
+            .collect();
+        ids.sort_unstable();
+        found = ids;
+        Box::new(found.iter().copied())
+    } else {
+        Box::new(
+            followers
+                .iter()
+                .copied()
+                .filter(|&f| index.matches(&term, f, g.address(f))),
+        )
+    };
     let mut page: Vec<(AccountId, Record)> = Vec::with_capacity(limit.min(64));
     let mut skip = offset;
     let (mut batch, mut pairs, mut records) = (Vec::new(), Vec::new(), Vec::new());
@@ -118,7 +142,9 @@ pub fn render_followers(
         if batch.is_empty() {
             break;
         }
-        if exclude == Exclude::Nobody && skip >= batch.len() {
+        // Unless candidates may not follow T, a batch to skip needs no
+        // records.
+        if !rare && exclude == Exclude::Nobody && skip >= batch.len() {
             skip -= batch.len();
             continue;
         }

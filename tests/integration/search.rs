@@ -437,3 +437,28 @@ fn search_followers_pages_across_batches() {
         threes[2..5].to_vec()
     );
 }
+
+/// A rare term of 3+ bytes is looked up in the trigram index, then
+/// checked against the followers: the same answers as a scan.
+#[test]
+fn search_followers_with_a_rare_term() {
+    let srv = TestServer::start(&bulk());
+    let get = |q: &str| {
+        srv.get(&format!("/api/v1/users/{Z}/searchFollowers?{q}"))
+            .json()
+    };
+    // "0x3" starts the addresses of N(0x30)..N(0x3c) only.
+    let want: Vec<String> = (0x30..=0x3c).map(n).collect();
+    assert_eq!(addresses(&get("term=0x3&limit=100"), "followers"), want);
+    assert_eq!(
+        addresses(&get("term=0X3&offset=2&limit=3"), "followers"),
+        want[2..5].to_vec()
+    );
+    assert_eq!(addresses(&get("term=3c3c3c"), "followers"), vec![n(0x3c)]);
+    // Z holds "eee" but does not follow itself.
+    assert_text(
+        &srv.get(&format!("/api/v1/users/{Z}/searchFollowers?term=eee")),
+        200,
+        r#"{"followers":[]}"#,
+    );
+}
