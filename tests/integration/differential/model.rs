@@ -9,9 +9,13 @@ use followgraph::snapshot::{Address, EnsRow, OpRow, RecordRow, Tables};
 use serde_json::{json, Value};
 
 use super::gen::NOW_MS;
+use super::target::Req;
 
 mod account;
+mod following;
 mod leaderboard;
+mod states;
+mod tags;
 
 const MAX_LIMIT: u64 = 1000;
 const ZERO: Address = [0; 20];
@@ -382,10 +386,11 @@ impl<'a> Model<'a> {
 
     // --------------------------------------------------------- endpoints
 
-    /// The expected answer to endpoint `endpoint` (0..18: API.md's
-    /// sections 1-14 and 38-41 in order) with path parameter `param` and
-    /// decoded query `pairs`.
-    pub fn answer(&self, endpoint: usize, param: &str, pairs: &[(String, String)]) -> Expected {
+    /// The expected answer to `req`, by its `endpoint` (0..32: API.md's
+    /// sections 1-14, 38-41, 15-18, 27, 28 and 30-37 in order), path
+    /// parameters, decoded query `pairs` and body.
+    pub fn answer(&self, req: &Req) -> Expected {
+        let (endpoint, param, pairs) = (req.endpoint, req.param.as_str(), &req.pairs[..]);
         let result = match endpoint {
             0 => Self::token_id(param)
                 .and_then(|t| self.list_user(t))
@@ -399,7 +404,10 @@ impl<'a> Model<'a> {
             5 => self.followers_endpoint(false, param, pairs),
             6 => self.followers_endpoint(true, param, pairs),
             7..=13 => self.account_family(endpoint, param, pairs),
-            _ => self.leaderboard_family(endpoint, pairs),
+            14..=17 => self.leaderboard_family(endpoint, pairs),
+            18..=23 => self.following_family(endpoint, param, pairs),
+            24..=27 => self.states_family(endpoint, param, &req.param2, req.body.as_deref()),
+            _ => self.tags_family(endpoint, param, pairs),
         };
         match result {
             Ok(body) => Expected { status: 200, body },
