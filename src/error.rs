@@ -27,6 +27,9 @@ pub enum ApiError {
     UnknownName,
     /// 404 `{"response": "No User Found"}`.
     NoUserFound,
+    /// 404 `{"response": "Invalid query address"}`: 29's `leader` is
+    /// neither an address nor a known name.
+    InvalidQueryAddress,
     /// 503 before the first snapshot is loaded.
     NotReady,
     /// 414: path + query longer than the configured maximum.
@@ -38,7 +41,10 @@ pub enum ApiError {
 impl ApiError {
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::UnknownPath(_) | ApiError::UnknownName | ApiError::NoUserFound => 404,
+            ApiError::UnknownPath(_)
+            | ApiError::UnknownName
+            | ApiError::NoUserFound
+            | ApiError::InvalidQueryAddress => 404,
             ApiError::MethodNotAllowed { .. } => 405,
             ApiError::PathNotUtf8
             | ApiError::InvalidListId
@@ -78,6 +84,7 @@ impl ApiError {
                 "ENS name not valid or does not exist".to_owned(),
             ),
             ApiError::NoUserFound => ("response", "No User Found".to_owned()),
+            ApiError::InvalidQueryAddress => ("response", "Invalid query address".to_owned()),
             ApiError::NotReady => ("error", "no snapshot is loaded yet".to_owned()),
             ApiError::UriTooLong { max } => (
                 "error",

@@ -129,6 +129,14 @@ impl Live {
         self.current.load_full()
     }
 
+    /// The same, borrowed for one synchronous request: no reference count
+    /// is touched (`load_full` bumps one counter shared by every worker
+    /// thread, a contended cache line per request). Never hold it across
+    /// an `.await`: a reload's old graph is freed when the last guard goes.
+    pub fn guard(&self) -> arc_swap::Guard<Option<Arc<Served>>> {
+        self.current.load()
+    }
+
     /// The error of the last load when it failed (cleared by a success).
     pub fn last_error(&self) -> Option<String> {
         self.last_error

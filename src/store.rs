@@ -1,8 +1,8 @@
-//! Snapshot roots on S3-compatible object storage (`s3://bucket/prefix`):
-//! the same layout and publishing protocol as on disk (SNAPSHOT.md), read
-//! and written through `object_store`. A replica downloads a snapshot's
-//! files into memory, checks their sizes, and validates them with the
-//! ordinary reader (which also checks the manifest's sha256).
+//! Snapshot roots on S3-compatible object storage (`s3://bucket/prefix`): the
+//! same layout and publishing protocol as on disk (docs/snapshot.md), read and
+//! written through `object_store`. A replica downloads a snapshot's files into
+//! memory, checks their sizes, and validates them with the ordinary reader
+//! (which also checks the manifest's sha256).
 //!
 //! The calls are async; the reload thread is not, so an `S3Root` carries
 //! a small runtime of its own and blocks on it.

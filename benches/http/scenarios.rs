@@ -42,6 +42,17 @@ pub enum Kind {
     Batch(usize),
     UserTags,
     TaggedAs,
+    /// `/users/{a}/allFollowers` (followers parameters as 6).
+    AllFollowers,
+    /// `/users/{a}/latestFollowers?limit=10`.
+    LatestFollowers,
+    /// `/users/{hub}/searchFollowers?term=<2-4 letters>`.
+    SearchFollowers,
+    /// `/users/{hub}/searchFollowing?term=<2-4 letters>`.
+    SearchFollowing,
+    /// `/users/{a}/commonFollowers?leader={b}&limit=10`, between hubs
+    /// (`true`) or ordinary accounts.
+    CommonFollowers(bool),
     Mix,
     /// Account and users details, half each (the burst's requests).
     Profile,
@@ -90,6 +101,10 @@ const P99: Option<f64> = Some(2000.0);
 /// least 0.6x the baseline's.
 const RANKED: Option<f64> = Some(0.6);
 const PAGE: Option<f64> = Some(0.6);
+/// Searches within a set and "followers you know": at least 0.3x the
+/// baseline, p99 under 5 ms at half load.
+const SET_SEARCH: Option<f64> = Some(0.3);
+const P99_5MS: Option<f64> = Some(5000.0);
 
 /// Every scenario, in the order they run.
 #[rustfmt::skip]
@@ -127,6 +142,12 @@ pub const SCENARIOS: &[Scenario] = &[
     Scenario { items: Some(1000), ..fresh("batch_1000", Kind::Batch(1000), None, None, "POST /lists/{id}/buttonStateBatch, 1,000 accounts") },
     fresh("user_tags", Kind::UserTags, PAGE, None, "GET /users/{a}/tags"),
     fresh("tagged_as", Kind::TaggedAs, PAGE, None, "GET /users/{a}/taggedAs"),
+    fresh("all_followers", Kind::AllFollowers, PAGE, None, "GET /users/{a}/allFollowers?sort=latest&limit=10 (offsets and tags as user_followers)"),
+    fresh("latest_followers", Kind::LatestFollowers, PAGE, None, "GET /users/{a}/latestFollowers?limit=10 (offset 10-40 20%)"),
+    fresh("search_followers", Kind::SearchFollowers, SET_SEARCH, P99_5MS, "GET /users/{hub}/searchFollowers?term=<2-4 letters of a name or hex>&limit=10 (the 100 most-followed accounts)"),
+    fresh("search_following", Kind::SearchFollowing, SET_SEARCH, P99_5MS, "GET /users/{hub}/searchFollowing?term=<2-4 letters>&limit=10"),
+    fresh("common_followers_hubs", Kind::CommonFollowers(true), SET_SEARCH, P99_5MS, "GET /users/{hub}/commonFollowers?leader={hub}&limit=10"),
+    fresh("common_followers", Kind::CommonFollowers(false), SET_SEARCH, P99_5MS, "GET /users/{a}/commonFollowers?leader={b}&limit=10 (random accounts)"),
     fresh("mix", Kind::Mix, None, None, "weighted mix: user followers 25%, list followers 10%, notifications 20%, details 15%, user badges 10%, list badges 5%, search 15%"),
     Scenario { cached: true, ..fresh("mix_cached", Kind::Mix, None, None, "the mix's paths without cache=fresh, after a pass over every path") },
 ];
@@ -205,6 +226,28 @@ fn search_term(s: &Subjects, rng: &mut ModuloRng) -> String {
     let a = &rng.pick_item(&s.accounts).address;
     let len = 2 + rng.below(5);
     format!("0x{}", &a[2..2 + len])
+}
+
+/// A term of 2-4 letters: of a name 70% of the time, else hex digits.
+fn short_term(s: &Subjects, rng: &mut ModuloRng) -> String {
+    let len = 2 + rng.below(3);
+    if !s.names.is_empty() && rng.with_probability(0.7) {
+        let stem: Vec<char> = rng
+            .pick_item(&s.names)
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_lowercase()
+            .chars()
+            .collect();
+        if stem.len() >= len {
+            let start = rng.below(stem.len() - len + 1);
+            return stem[start..start + len].iter().collect();
+        }
+    }
+    let a = &rng.pick_item(&s.accounts).address;
+    let start = 2 + rng.below(40 - len);
+    a[start..start + len].to_owned()
 }
 
 /// One request path of `kind`: subjects named the way clients name them,
@@ -304,6 +347,35 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
         }
         Kind::UserTags => format!("{API}/users/{}/tags", s.account(rng).ident(rng)),
         Kind::TaggedAs => format!("{API}/users/{}/taggedAs", s.account(rng).ident(rng)),
+        Kind::AllFollowers => {
+            let who = s.account(rng).ident(rng);
+            let q = followers_params(rng, "latest");
+            format!("{API}/users/{who}/allFollowers?{q}")
+        }
+        Kind::LatestFollowers => {
+            let who = s.account(rng).ident(rng);
+            let mut q = "limit=10".to_owned();
+            if rng.with_probability(0.20) {
+                let _ = write!(q, "&offset={}", 10 * (1 + rng.below(4)));
+            }
+            format!("{API}/users/{who}/latestFollowers?{q}")
+        }
+        Kind::SearchFollowers | Kind::SearchFollowing => {
+            let who = rng.pick_item(&s.hubs).ident(rng);
+            let endpoint = if kind == Kind::SearchFollowers {
+                "searchFollowers"
+            } else {
+                "searchFollowing"
+            };
+            let term = enc(&short_term(s, rng));
+            format!("{API}/users/{who}/{endpoint}?term={term}&limit=10")
+        }
+        Kind::CommonFollowers(hubs) => {
+            let pool = if hubs { &s.hubs } else { &s.accounts };
+            let a = rng.pick_item(pool).ident(rng);
+            let leader = rng.pick_item(pool).ident(rng);
+            format!("{API}/users/{a}/commonFollowers?leader={leader}&limit=10")
+        }
         Kind::Profile => {
             let k = if rng.with_probability(0.5) {
                 Kind::UserAccount

@@ -1,11 +1,12 @@
 //! The table of endpoints, one row each, and what is derived from it: the
 //! `Endpoint` and `Operation` enums, names (metrics labels, cache keys),
-//! methods (the `Allow` text), path shapes and routing, query parameter
-//! names in API.md's order (the order their 400s are checked in).
+//! methods (the `Allow` text), path shapes and routing, query parameter names
+//! in the API reference's order (docs/openapi.yaml; the order their 400s are
+//! checked in).
 //!
-//! API rows' paths are API.md's, under `/api/v1`. Operations rows (health,
-//! readiness, metrics, snapshot facts, the test panic) are whole paths
-//! outside the API: they count as `other` in metrics, take no parameters
+//! API rows' paths are the API reference's, under `/api/v1`. Operations rows
+//! (health, readiness, metrics, snapshot facts, the test panic) are whole
+//! paths outside the API: they count as `other` in metrics, take no parameters
 //! and are matched on the raw path, not decoded (`/%68ealth` is an unknown
 //! path).
 
@@ -99,8 +100,17 @@ endpoints! {
         UserAllFollowing  "user_all_following" GET "/users/{addressOrENS}/allFollowing"  [limit, offset, tags, sort, include, cache]            Following;
         ListFollowing     "list_following"     GET "/lists/{token_id}/following"         [limit, offset, tags, sort, include, cache]            Following;
         ListAllFollowing  "list_all_following" GET "/lists/{token_id}/allFollowing"      [limit, offset, tags, sort, include, cache]            Following;
+        UserAllFollowers  "user_all_followers" GET "/users/{addressOrENS}/allFollowers"  [limit, offset, tags, sort, cache]                     Followers;
+        ListAllFollowers  "list_all_followers" GET "/lists/{token_id}/allFollowers"      [limit, offset, tags, sort, cache]                     Followers;
+        UserLatestFollowers "user_latest_followers" GET "/users/{addressOrENS}/latestFollowers" [limit, offset, cache]                          Followers;
+        ListLatestFollowers "list_latest_followers" GET "/lists/{token_id}/latestFollowers" [limit, offset, cache]                              Followers;
+        UserSearchFollowers "user_search_followers" GET "/users/{addressOrENS}/searchFollowers" [term, limit, offset, cache]                    Search;
+        ListSearchFollowers "list_search_followers" GET "/lists/{token_id}/searchFollowers" [term, limit, offset, cache]                        Search;
+        UserSearchFollowing "user_search_following" GET "/users/{addressOrENS}/searchFollowing" [term, limit, offset, cache]                    Search;
+        ListSearchFollowing "list_search_following" GET "/lists/{token_id}/searchFollowing" [term, limit, offset, cache]                        Search;
         ListFollowingAddresses "list_all_following_addresses" GET "/lists/{token_id}/allFollowingAddresses" [cache]                        Following;
         ExportState       "export_state"       GET "/exportState/{token_id}"             [cache]                                                Following;
+        UserCommonFollowers "user_common_followers" GET "/users/{addressOrENS}/commonFollowers" [leader, term, limit, offset, cache]            Search;
         FollowerState     "follower_state"     GET "/users/{addressOrENS}/{addressOrENS2}/followerState" [cache]                                States;
         ButtonState       "button_state"       GET "/lists/{token_id}/{addressOrENS}/buttonState" [cache]                                       States;
         ListFollowerState "list_follower_state" GET "/lists/{token_id}/{addressOrENS}/followerState" [cache]                                    States;
@@ -178,6 +188,7 @@ pub enum Family {
     Following,
     States,
     Tags,
+    Search,
 }
 
 /// One segment of an endpoint path.
@@ -302,7 +313,7 @@ impl Endpoint {
         self.row().method
     }
 
-    /// API.md's path, without `/api/v1`.
+    /// The API reference's path, without `/api/v1`.
     pub fn path(self) -> &'static str {
         self.row().path
     }
@@ -311,8 +322,8 @@ impl Endpoint {
         &self.row().shape
     }
 
-    /// The query parameters taken, in API.md's order: when several are
-    /// bad, the first of them answers.
+    /// The query parameters taken, in the API reference's order: when several
+    /// are bad, the first of them answers.
     pub fn query_params(self) -> &'static [&'static str] {
         self.row().query
     }

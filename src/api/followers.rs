@@ -1,13 +1,15 @@
 //! Sections 6 and 7, `/users/{addressOrENS}/followers` and
 //! `/lists/{token_id}/followers`: T's followers in the requested order,
-//! paged, with a tag filter. (allFollowers, latestFollowers and
-//! searchFollowers, sections 19-24, belong here.)
+//! paged, with a tag filter; 19 and 20 (`allFollowers`: 6's membership
+//! for both, the same renderer) and 21, 22 (`latestFollowers`: a slice of
+//! the prepared newest-first order with three fields a follower).
 
 use crate::error::ApiError;
 use crate::graph::{AccountId, Graph, Record, FLAG_BLOCK, FLAG_MUTE};
 
 use super::query_string::{trim, Query};
-use super::rows::push_follower;
+use super::rows::{push_address, push_follower, push_time};
+use crate::json::{push_key, push_num_str};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FollowerSort {
@@ -55,6 +57,22 @@ impl FollowerParams {
 
     pub fn heap_bytes(&self) -> usize {
         self.tags.iter().map(|t| t.len() + 24).sum()
+    }
+}
+
+/// 21, 22: `limit` (default 10) and `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LatestParams {
+    pub limit: usize,
+    pub offset: usize,
+}
+
+impl LatestParams {
+    pub fn parse(q: &Query<'_>, max_limit: u64) -> Result<LatestParams, ApiError> {
+        Ok(LatestParams {
+            limit: q.limit(10, max_limit)?,
+            offset: q.offset()?,
+        })
     }
 }
 
@@ -249,6 +267,37 @@ pub fn render(
             out.push(',');
         }
         push_follower(out, g, *f, record, back.as_ref());
+    }
+    out.push_str("]}");
+}
+
+/// 21, 22: a page of T's followers newest first (blocked and muted ones
+/// kept): the prepared order sliced, then only the page's records read.
+pub fn render_latest(g: &Graph, t: Option<AccountId>, p: &LatestParams, out: &mut String) {
+    out.push_str("{\"followers\":[");
+    let order = t.map_or(&[][..], |t| g.followers_latest(t));
+    let start = p.offset.min(order.len());
+    let page = &order[start..start + p.limit.min(order.len() - start)];
+    if let (Some(t), false) = (t, page.is_empty()) {
+        let pairs: Vec<(AccountId, AccountId)> = page.iter().map(|&f| (f, t)).collect();
+        let mut records = Vec::with_capacity(page.len());
+        g.records(&pairs, &mut records);
+        for (i, (&f, record)) in page.iter().zip(&records).enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('{');
+            push_key(out, "address");
+            push_address(out, g.address(f));
+            out.push(',');
+            push_key(out, "svc_list_nft_token_id");
+            push_num_str(out, g.primary_list(f).unwrap_or(0));
+            out.push(',');
+            push_key(out, "updated_at");
+            // Every follower in the index has a record of T.
+            push_time(out, record.map_or(0, |r| r.updated_at));
+            out.push('}');
+        }
     }
     out.push_str("]}");
 }

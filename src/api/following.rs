@@ -17,7 +17,7 @@ use crate::json::push_key;
 
 use super::followers::{Exclude, FollowerParams, FollowerSort};
 use super::query_string::{trim, Query};
-use super::rows::{push_address, push_ens, push_tagset};
+use super::rows::{push_address, push_ens, push_short_ens, push_tagset};
 
 /// `include` values, as bits (all part of the cache key; only `ens`
 /// changes the body).
@@ -85,12 +85,16 @@ pub fn render(
             (Reverse(g.followers_count(t)), t)
         }),
     };
-    let with_ens = p.include & INCLUDE_ENS != 0;
+    let ens = if p.include & INCLUDE_ENS != 0 {
+        EntryEns::Full
+    } else {
+        EntryEns::None
+    };
     for (n, &i) in indexes.iter().enumerate() {
         if n > 0 {
             out.push(',');
         }
-        push_entry(g, &row, i, with_ens, out);
+        push_entry(g, &row, i, ens, out);
     }
     out.push_str("]}");
 }
@@ -143,14 +147,23 @@ pub fn render_export(g: &Graph, row: RecordRow<'_>, out: &mut String) {
         if n > 0 {
             out.push(',');
         }
-        push_entry(g, &row, i, false, out);
+        push_entry(g, &row, i, EntryEns::None, out);
     }
     out.push_str("]}");
 }
 
+/// What ends a following entry: nothing, the ens object (`include=ens`)
+/// or the short ens (25, 26).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum EntryEns {
+    None,
+    Full,
+    Short,
+}
+
 /// A following entry: `{"version":1,"record_type":"address","data",
-/// "address","tags"}`, then the ens object with `include=ens`.
-fn push_entry(g: &Graph, row: &RecordRow<'_>, i: usize, with_ens: bool, out: &mut String) {
+/// "address","tags"}`, then `"ens"` as `ens` says.
+pub fn push_entry(g: &Graph, row: &RecordRow<'_>, i: usize, ens: EntryEns, out: &mut String) {
     let t: AccountId = row.targets[i];
     out.push_str("{\"version\":1,\"record_type\":\"address\",");
     push_key(out, "data");
@@ -161,10 +174,14 @@ fn push_entry(g: &Graph, row: &RecordRow<'_>, i: usize, with_ens: bool, out: &mu
     out.push(',');
     push_key(out, "tags");
     push_tagset(out, g, row.tagset(i));
-    if with_ens {
+    if ens != EntryEns::None {
         out.push(',');
         push_key(out, "ens");
-        push_ens(out, g.profile(t));
+        if ens == EntryEns::Full {
+            push_ens(out, g.profile(t));
+        } else {
+            push_short_ens(out, g.profile(t));
+        }
     }
     out.push('}');
 }

@@ -1,4 +1,4 @@
-//! The leaderboard: section 4, `/leaderboard/search` (a literal substring
+//! The leaderboard: endpoint 4, `/leaderboard/search` (a literal substring
 //! of address or name, over the leaderboard in its order), 38 (one count's
 //! ranked order, prepared at load), 39 (its size) and 40 (every account,
 //! address ascending).
@@ -19,10 +19,15 @@ pub struct SearchParams {
 }
 
 impl SearchParams {
-    /// Parameters in table order: term, limit, offset.
-    pub fn parse(q: &Query<'_>, max_limit: u64) -> Result<SearchParams, ApiError> {
+    /// Parameters in table order: term, limit, offset; `limit` defaults
+    /// to `default_limit`.
+    pub fn parse(
+        q: &Query<'_>,
+        default_limit: u64,
+        max_limit: u64,
+    ) -> Result<SearchParams, ApiError> {
         let term = trim(q.text("term")?.unwrap_or("")).to_lowercase();
-        let limit = q.limit(50, max_limit)?;
+        let limit = q.limit(default_limit, max_limit)?;
         Ok(SearchParams {
             term,
             limit,
@@ -42,10 +47,16 @@ pub fn render_search(g: &Graph, p: &SearchParams, out: &mut String) {
     out.push_str(",\"results\":[");
     if !p.term.is_empty() && p.limit > 0 {
         let board = g.leaderboard();
-        let address = |pos: usize| g.address(board[pos]);
         let ids: Vec<AccountId> = g
             .search_index()
-            .find(&p.term, p.offset, p.limit, address)
+            .find(
+                &p.term,
+                p.offset,
+                p.limit,
+                board.len(),
+                |pos| board[pos],
+                |id| g.address(id),
+            )
             .into_iter()
             .map(|pos| board[pos])
             .collect();
@@ -152,7 +163,7 @@ mod tests {
 
     #[test]
     fn term_trimmed_and_lowered_limit_capped() {
-        let p = SearchParams::parse(&Query::parse("term=+Bob%20"), 1000).unwrap();
+        let p = SearchParams::parse(&Query::parse("term=+Bob%20"), 50, 1000).unwrap();
         assert_eq!(
             p,
             SearchParams {
@@ -161,7 +172,7 @@ mod tests {
                 offset: 0
             }
         );
-        let p = SearchParams::parse(&Query::parse("term=a"), 3).unwrap();
+        let p = SearchParams::parse(&Query::parse("term=a"), 50, 3).unwrap();
         assert_eq!(
             p,
             SearchParams {

@@ -6,7 +6,7 @@
 //! 1. [`route`]: the raw path to an endpoint and its decoded path
 //!    parameters (`None`: an unknown path, the caller's 404);
 //! 2. [`parse`]: path parameters and query to a typed [`Request`], the
-//!    400s in API.md's order;
+//!    400s in the API reference's order (docs/openapi.yaml);
 //! 3. [`Request::resolve`]: accounts and lists looked up in one graph, the
 //!    404s; the [`Resolved`] call is what the response cache keys on;
 //! 4. [`render`]: the body.
@@ -20,11 +20,10 @@
 //! several endpoints share. Then one file per family of endpoints, each
 //! with its parameters, their parsing and its rendering: `details.rs` (1,
 //! 10), `badges.rs` (2, 3), `leaderboard.rs` (4, 38-40),
-//! `notifications.rs` (5), `followers.rs` (6, 7; later 19-22),
+//! `notifications.rs` (5), `followers.rs` (6, 7, 19-22),
 //! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
-//! (15-18, 27, 28), `states.rs` (30-33), `tags.rs` (34-37). The families
-//! still to come go beside them: `search.rs` (23-26, 29), `openapi.rs`
-//! (42).
+//! (15-18, 27, 28), `states.rs` (30-33), `tags.rs` (34-37), `search.rs`
+//! (23-26, 29).
 //!
 //! An endpoint is a row of the table, a [`Call`] variant holding its path
 //! subjects and parameters, and an arm in each `match` on `Call` below
@@ -40,17 +39,19 @@ mod leaderboard;
 mod notifications;
 pub mod query_string;
 pub mod rows;
+mod search;
 mod states;
 mod stats;
 pub mod subject;
 mod tags;
 
 pub use endpoints::{route, Endpoint, Family, Method, Operation, Route};
-pub use followers::{Exclude, FollowerParams, FollowerSort};
+pub use followers::{Exclude, FollowerParams, FollowerSort, LatestParams};
 pub use following::FollowingParams;
 pub use leaderboard::{RankedParams, SearchParams};
 pub use notifications::{Interval, NotificationParams};
 pub use query_string::{percent_decode, Query};
+pub use search::CommonParams;
 pub use states::{Batch, MAX_BATCH_ITEMS};
 pub use subject::{parse_token_id, resolve_list, Account, AccountRef, ListUser, TokenId};
 pub use tags::TagSearch;
@@ -86,8 +87,19 @@ pub enum Call<A = AccountRef, L = TokenId> {
     UserAllFollowing(A, FollowingParams),
     ListFollowing(L, FollowingParams),
     ListAllFollowing(L, FollowingParams),
+    UserAllFollowers(A, FollowerParams),
+    ListAllFollowers(L, FollowerParams),
+    UserLatestFollowers(A, LatestParams),
+    ListLatestFollowers(L, LatestParams),
+    UserSearchFollowers(A, SearchParams),
+    ListSearchFollowers(L, SearchParams),
+    UserSearchFollowing(A, SearchParams),
+    ListSearchFollowing(L, SearchParams),
     ListFollowingAddresses(L),
     ExportState(L),
+    /// 29: A, then `leader` (`None` as parsed: A itself; resolved, always
+    /// `Some`, so that both spellings share a cache entry).
+    UserCommonFollowers(A, Option<A>, CommonParams),
     FollowerState(A, A),
     ButtonState(L, A),
     ListFollowerState(L, A),
@@ -129,6 +141,15 @@ impl<A, L> Call<A, L> {
             Call::UserAllFollowing(..) => Endpoint::UserAllFollowing,
             Call::ListFollowing(..) => Endpoint::ListFollowing,
             Call::ListAllFollowing(..) => Endpoint::ListAllFollowing,
+            Call::UserAllFollowers(..) => Endpoint::UserAllFollowers,
+            Call::ListAllFollowers(..) => Endpoint::ListAllFollowers,
+            Call::UserLatestFollowers(..) => Endpoint::UserLatestFollowers,
+            Call::ListLatestFollowers(..) => Endpoint::ListLatestFollowers,
+            Call::UserSearchFollowers(..) => Endpoint::UserSearchFollowers,
+            Call::ListSearchFollowers(..) => Endpoint::ListSearchFollowers,
+            Call::UserSearchFollowing(..) => Endpoint::UserSearchFollowing,
+            Call::ListSearchFollowing(..) => Endpoint::ListSearchFollowing,
+            Call::UserCommonFollowers(..) => Endpoint::UserCommonFollowers,
             Call::ListFollowingAddresses(..) => Endpoint::ListFollowingAddresses,
             Call::ExportState(..) => Endpoint::ExportState,
             Call::FollowerState(..) => Endpoint::FollowerState,
@@ -147,7 +168,16 @@ impl<A, L> Call<A, L> {
         match self {
             Call::LeaderboardSearch(p) => Some(p.limit),
             Call::UserNotifications(_, p) => Some(p.limit),
-            Call::UserFollowers(_, p) | Call::ListFollowers(_, p) => Some(p.limit),
+            Call::UserFollowers(_, p)
+            | Call::ListFollowers(_, p)
+            | Call::UserAllFollowers(_, p)
+            | Call::ListAllFollowers(_, p) => Some(p.limit),
+            Call::UserLatestFollowers(_, p) | Call::ListLatestFollowers(_, p) => Some(p.limit),
+            Call::UserSearchFollowers(_, p)
+            | Call::ListSearchFollowers(_, p)
+            | Call::UserSearchFollowing(_, p)
+            | Call::ListSearchFollowing(_, p) => Some(p.limit),
+            Call::UserCommonFollowers(_, _, p) => p.limit,
             Call::LeaderboardRanked(p) => Some(p.limit),
             Call::UserFollowing(_, p)
             | Call::UserAllFollowing(_, p)
@@ -184,7 +214,16 @@ impl<A, L> Call<A, L> {
         match self {
             Call::LeaderboardSearch(p) => p.heap_bytes(),
             Call::UserNotifications(_, p) => p.heap_bytes(),
-            Call::UserFollowers(_, p) | Call::ListFollowers(_, p) => p.heap_bytes(),
+            Call::UserFollowers(_, p)
+            | Call::ListFollowers(_, p)
+            | Call::UserAllFollowers(_, p)
+            | Call::ListAllFollowers(_, p) => p.heap_bytes(),
+            Call::UserLatestFollowers(..) | Call::ListLatestFollowers(..) => 0,
+            Call::UserSearchFollowers(_, p)
+            | Call::ListSearchFollowers(_, p)
+            | Call::UserSearchFollowing(_, p)
+            | Call::ListSearchFollowing(_, p) => p.heap_bytes(),
+            Call::UserCommonFollowers(_, _, p) => p.heap_bytes(),
             Call::UserFollowing(_, p)
             | Call::UserAllFollowing(_, p)
             | Call::ListFollowing(_, p)
@@ -223,8 +262,8 @@ pub struct Request {
     pub fresh: bool,
 }
 
-/// Validates path parameters and query for `route`, in API.md's error
-/// order: path parameters in path order, then query parameters in the
+/// Validates path parameters and query for `route`, in the API reference's
+/// error order: path parameters in path order, then query parameters in the
 /// order of the endpoint's row.
 pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, ApiError> {
     let q = Query::parse(raw_query);
@@ -233,7 +272,9 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         Endpoint::ListDetails => Call::ListDetails(route.token_id(0)?),
         Endpoint::UserBadges => Call::UserBadges(route.account(0)?),
         Endpoint::ListBadges => Call::ListBadges(route.token_id(0)?),
-        Endpoint::LeaderboardSearch => Call::LeaderboardSearch(SearchParams::parse(&q, max_limit)?),
+        Endpoint::LeaderboardSearch => {
+            Call::LeaderboardSearch(SearchParams::parse(&q, 50, max_limit)?)
+        }
         Endpoint::UserNotifications => {
             Call::UserNotifications(route.account(0)?, NotificationParams::parse(&q, max_limit)?)
         }
@@ -271,6 +312,35 @@ pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, 
         }
         Endpoint::ListAllFollowing => {
             Call::ListAllFollowing(route.token_id(0)?, FollowingParams::parse(&q, max_limit)?)
+        }
+        Endpoint::UserAllFollowers => {
+            Call::UserAllFollowers(route.account(0)?, FollowerParams::parse(&q, max_limit)?)
+        }
+        Endpoint::ListAllFollowers => {
+            Call::ListAllFollowers(route.token_id(0)?, FollowerParams::parse(&q, max_limit)?)
+        }
+        Endpoint::UserLatestFollowers => {
+            Call::UserLatestFollowers(route.account(0)?, LatestParams::parse(&q, max_limit)?)
+        }
+        Endpoint::ListLatestFollowers => {
+            Call::ListLatestFollowers(route.token_id(0)?, LatestParams::parse(&q, max_limit)?)
+        }
+        Endpoint::UserSearchFollowers => {
+            Call::UserSearchFollowers(route.account(0)?, SearchParams::parse(&q, 10, max_limit)?)
+        }
+        Endpoint::ListSearchFollowers => {
+            Call::ListSearchFollowers(route.token_id(0)?, SearchParams::parse(&q, 10, max_limit)?)
+        }
+        Endpoint::UserSearchFollowing => {
+            Call::UserSearchFollowing(route.account(0)?, SearchParams::parse(&q, 10, max_limit)?)
+        }
+        Endpoint::ListSearchFollowing => {
+            Call::ListSearchFollowing(route.token_id(0)?, SearchParams::parse(&q, 10, max_limit)?)
+        }
+        Endpoint::UserCommonFollowers => {
+            let account = route.account(0)?;
+            let (leader, p) = CommonParams::parse(&q, max_limit)?;
+            Call::UserCommonFollowers(account, leader, p)
         }
         Endpoint::ListFollowingAddresses => Call::ListFollowingAddresses(route.token_id(0)?),
         Endpoint::ExportState => Call::ExportState(route.token_id(0)?),
@@ -339,6 +409,22 @@ impl Request {
             Call::UserAllFollowing(a, p) => Call::UserAllFollowing(a.resolve(g)?, p),
             Call::ListFollowing(l, p) => Call::ListFollowing(list(l)?, p),
             Call::ListAllFollowing(l, p) => Call::ListAllFollowing(list(l)?, p),
+            Call::UserAllFollowers(a, p) => Call::UserAllFollowers(a.resolve(g)?, p),
+            Call::ListAllFollowers(l, p) => Call::ListAllFollowers(list(l)?, p),
+            Call::UserLatestFollowers(a, p) => Call::UserLatestFollowers(a.resolve(g)?, p),
+            Call::ListLatestFollowers(l, p) => Call::ListLatestFollowers(list(l)?, p),
+            Call::UserSearchFollowers(a, p) => Call::UserSearchFollowers(a.resolve(g)?, p),
+            Call::ListSearchFollowers(l, p) => Call::ListSearchFollowers(list(l)?, p),
+            Call::UserSearchFollowing(a, p) => Call::UserSearchFollowing(a.resolve(g)?, p),
+            Call::ListSearchFollowing(l, p) => Call::ListSearchFollowing(list(l)?, p),
+            Call::UserCommonFollowers(a, leader, p) => {
+                let a = a.resolve(g)?;
+                let leader = match leader {
+                    Some(l) => l.resolve(g).map_err(|_| ApiError::InvalidQueryAddress)?,
+                    None => a,
+                };
+                Call::UserCommonFollowers(a, Some(leader), p)
+            }
             Call::ListFollowingAddresses(l) => Call::ListFollowingAddresses(list(l)?),
             Call::ExportState(l) => Call::ExportState(list(l)?),
             Call::FollowerState(a, b) => Call::FollowerState(a.resolve(g)?, b.resolve(g)?),
@@ -405,6 +491,51 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
             Exclude::Nobody,
             out,
         ),
+        Call::UserAllFollowers(account, p) => {
+            followers::render(g, account.id, p, Exclude::Nobody, out)
+        }
+        Call::ListAllFollowers(list, p) => {
+            followers::render(g, Some(list.user), p, Exclude::Nobody, out)
+        }
+        Call::UserLatestFollowers(account, p) => followers::render_latest(g, account.id, p, out),
+        Call::ListLatestFollowers(list, p) => followers::render_latest(g, Some(list.user), p, out),
+        Call::UserSearchFollowers(account, p) => search::render_followers(
+            g,
+            account.id,
+            &p.term,
+            p.limit,
+            p.offset,
+            Exclude::Nobody,
+            out,
+        ),
+        Call::ListSearchFollowers(list, p) => search::render_followers(
+            g,
+            Some(list.user),
+            &p.term,
+            p.limit,
+            p.offset,
+            Exclude::BlockedOrMuted,
+            out,
+        ),
+        Call::UserSearchFollowing(account, p) => search::render_following(
+            g,
+            g.following_row(account.id),
+            &p.term,
+            p.limit,
+            p.offset,
+            out,
+        ),
+        Call::ListSearchFollowing(list, p) => search::render_following(
+            g,
+            g.list_records_row(list.token_id),
+            &p.term,
+            p.limit,
+            p.offset,
+            out,
+        ),
+        Call::UserCommonFollowers(account, leader, p) => {
+            search::render_common(g, account.id, leader.as_ref().and_then(|l| l.id), p, out)
+        }
         Call::ListFollowingAddresses(list) => {
             following::render_addresses(g, g.list_records_row(list.token_id), out)
         }

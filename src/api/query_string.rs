@@ -1,6 +1,6 @@
 //! Percent-decoding and the query string: decoded `name=value` pairs and
 //! the typed readers every family's `parse` uses (text, numbers, `limit`,
-//! `offset`), with API.md's 400 texts.
+//! `offset`), with the API reference's 400 texts (docs/openapi.yaml).
 
 use std::borrow::Cow;
 
@@ -39,7 +39,8 @@ pub fn percent_decode_into(raw: &[u8], plus: bool, out: &mut Vec<u8>) {
     }
 }
 
-/// Removes leading and trailing ASCII whitespace ("trimmed" in API.md).
+/// Removes leading and trailing ASCII whitespace ("trimmed" in the API
+/// reference, docs/openapi.yaml).
 pub fn trim(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_ascii_whitespace())
 }

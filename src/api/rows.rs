@@ -1,6 +1,8 @@
 //! JSON pieces several endpoints print: an address, a time, the ens
-//! object of section 1, name/avatar/header, a leaderboard row, a follower
-//! entry. Each appends to the response `String` in API.md's field order.
+//! object of endpoint 1 and the short one, name/avatar/header, a
+//! leaderboard row, a follower entry and its parts. Each appends to the
+//! response `String` in the field order of the API reference
+//! (docs/openapi.yaml).
 
 use crate::graph::{AccountId, Graph, Profile, Record, FLAG_BLOCK, FLAG_MUTE};
 use crate::json::{push_key, push_num_str, push_opt_str, push_str};
@@ -32,7 +34,7 @@ pub fn push_name_avatar_header(out: &mut String, p: Option<Profile<'_>>) {
     push_opt_str(out, p.and_then(|p| p.header()));
 }
 
-/// The ens object of section 1: the `ens` row without its address, the
+/// The ens object of endpoint 1: the `ens` row without its address, the
 /// stored JSON objects as stored (`{}` when null), all null without a row.
 pub fn push_ens(out: &mut String, p: Option<Profile<'_>>) {
     out.push('{');
@@ -61,7 +63,7 @@ pub fn push_ens(out: &mut String, p: Option<Profile<'_>>) {
     out.push('}');
 }
 
-/// A row of section 4, or with `top8` of section 38 (`top8_rank` after
+/// A row of endpoint 4, or with `top8` of endpoint 38 (`top8_rank` after
 /// `blocks_rank`, `top8` after `blocks`).
 pub fn push_leaderboard_row(out: &mut String, g: &Graph, id: AccountId, top8: bool) {
     let s = g.stats(id);
@@ -110,7 +112,7 @@ pub fn push_tagset(out: &mut String, g: &Graph, set: u32) {
     out.push(']');
 }
 
-/// A follower entry of sections 6 and 7: follower `f`, its `record` of
+/// A follower entry of endpoints 6 and 7: follower `f`, its `record` of
 /// T, and T's record of F (`back`) for the `is_*` flags.
 pub fn push_follower(
     out: &mut String,
@@ -119,18 +121,32 @@ pub fn push_follower(
     record: &Record,
     back: Option<&Record>,
 ) {
-    // T's record of F: 0x80 = it exists, plus its block/mute flags.
-    let back = back.map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
     out.push('{');
+    push_follower_head(out, g, f);
+    out.push(',');
+    push_key(out, "tags");
+    push_tagset(out, g, record.tagset);
+    out.push(',');
+    push_follower_flags(out, g, back);
+    out.push(',');
+    push_key(out, "updated_at");
+    push_time(out, record.updated_at);
+    out.push('}');
+}
+
+/// `"svc_list_nft_token_id":"…","address":"0x…"` of follower `f`.
+pub fn push_follower_head(out: &mut String, g: &Graph, f: AccountId) {
     push_key(out, "svc_list_nft_token_id");
     push_num_str(out, g.primary_list(f).unwrap_or(0));
     out.push(',');
     push_key(out, "address");
     push_address(out, g.address(f));
-    out.push(',');
-    push_key(out, "tags");
-    push_tagset(out, g, record.tagset);
-    out.push(',');
+}
+
+/// `"is_following":…,"is_blocked":…,"is_muted":…` from T's record of F.
+pub fn push_follower_flags(out: &mut String, g: &Graph, back: Option<&Record>) {
+    // T's record of F: 0x80 = it exists, plus its block/mute flags.
+    let back = back.map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
     let is_following = back & 0x80 != 0 && back & (FLAG_BLOCK | FLAG_MUTE) == 0;
     out.push_str(if is_following {
         "\"is_following\":true,"
@@ -143,11 +159,19 @@ pub fn push_follower(
         "\"is_blocked\":false,"
     });
     out.push_str(if back & FLAG_MUTE != 0 {
-        "\"is_muted\":true,"
+        "\"is_muted\":true"
     } else {
-        "\"is_muted\":false,"
+        "\"is_muted\":false"
     });
-    push_key(out, "updated_at");
-    push_time(out, record.updated_at);
+}
+
+/// The short ens object: `{"name":…,"avatar":…}` (nulls without a row).
+pub fn push_short_ens(out: &mut String, p: Option<Profile<'_>>) {
+    out.push('{');
+    push_key(out, "name");
+    push_opt_str(out, p.map(|p| p.name()));
+    out.push(',');
+    push_key(out, "avatar");
+    push_opt_str(out, p.and_then(|p| p.avatar()));
     out.push('}');
 }

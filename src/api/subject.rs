@@ -1,7 +1,7 @@
 //! The subjects a path names and their resolution against a graph:
 //! `{addressOrENS}` and `{token_id}` parsed (the path's 400s), then
-//! resolved to an account or a list's user (the 404s), as API.md's
-//! "Resolving the path" says.
+//! resolved to an account or a list's user (the 404s), as the resolving
+//! rules of the API reference (docs/openapi.yaml) say.
 
 use crate::error::ApiError;
 use crate::graph::{AccountId, Graph};

@@ -6,7 +6,7 @@
 //! account's entries in the tagged-by index.
 
 use crate::error::ApiError;
-use crate::graph::{AccountId, Graph, RecordRow};
+use crate::graph::{AccountId, FastMap, Graph, RecordRow};
 use crate::json::{push_key, push_num, push_num_str, push_str};
 
 use super::query_string::{trim, Query};
@@ -79,24 +79,20 @@ pub fn render_tagged_as(g: &Graph, subject: Subject<'_>, t: Option<AccountId>, o
 }
 
 /// `{subject, "tags", "tagCounts", "taggedAddresses"}` of (account, tag)
-/// pairs: tags ascending by bytes, pairs by address then tag.
-fn push_pairs(
-    g: &Graph,
-    subject: &Subject<'_>,
-    mut pairs: Vec<(AccountId, u32)>,
-    out: &mut String,
-) {
+/// pairs given in their order (address, then tag bytes: rows and the
+/// tagged-by index are by address, a tag set's tags by bytes): tags
+/// counted by id, then only the distinct ones sorted by bytes.
+fn push_pairs(g: &Graph, subject: &Subject<'_>, pairs: Vec<(AccountId, u32)>, out: &mut String) {
     let text = |tag: u32| g.tag_text(tag).as_bytes();
-    pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| text(a.1).cmp(text(b.1))));
-    let mut counts: Vec<(u32, u64)> = Vec::new();
-    let mut tags: Vec<u32> = pairs.iter().map(|p| p.1).collect();
-    tags.sort_unstable_by(|&a, &b| text(a).cmp(text(b)));
-    for tag in tags {
-        match counts.last_mut() {
-            Some((last, n)) if *last == tag => *n += 1,
-            _ => counts.push((tag, 1)),
-        }
+    debug_assert!(pairs
+        .windows(2)
+        .all(|w| (w[0].0, text(w[0].1)) < (w[1].0, text(w[1].1))));
+    let mut by_tag: FastMap<u32, u64> = FastMap::default();
+    for &(_, tag) in &pairs {
+        *by_tag.entry(tag).or_insert(0) += 1;
     }
+    let mut counts: Vec<(u32, u64)> = by_tag.into_iter().collect();
+    counts.sort_unstable_by(|a, b| text(a.0).cmp(text(b.0)));
     out.push('{');
     push_subject(subject, out);
     out.push_str(",\"tags\":[");

@@ -14,11 +14,11 @@ use crate::snapshot::{fold_case, is_json_object, Address, EnsRow};
 
 pub async fn ens(client: &Client, sink: &mut TableSink, skips: &mut Skips) -> Result<(), String> {
     const TABLE: &str = "ens_metadata";
-    // Read in EXPORT.md's precedence, so a name taken case-insensitively by
-    // several addresses stays with the first row read: newest updated_at,
-    // greatest fresh (NULL lowest: DESC alone puts NULLs first), lowest
-    // address. Lower-cased and in byte order, addresses compare by value
-    // whatever their case or the database's collation.
+    // Read in the name precedence of docs/export.md ("ens"), so a name taken
+    // case-insensitively by several addresses stays with the first row read:
+    // newest updated_at, greatest fresh (NULL lowest: DESC alone puts NULLs
+    // first), lowest address. Lower-cased and in byte order, addresses compare
+    // by value whatever their case or the database's collation.
     let query = "SELECT address::text, name, avatar, display, records::text, \
                  records->>'header', fresh, resolver::text, errors \
                  FROM ens_metadata ORDER BY updated_at DESC NULLS LAST, fresh DESC NULLS LAST, \

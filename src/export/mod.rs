@@ -1,5 +1,5 @@
 //! `followgraph export`: the indexer's PostgreSQL database -> a published
-//! snapshot (EXPORT.md).
+//! snapshot (docs/export.md).
 //!
 //! One round: lock the root, open ONE `REPEATABLE READ, READ ONLY`
 //! transaction, stream every table through its query into Parquet row

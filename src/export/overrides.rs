@@ -115,8 +115,8 @@ fn skip_label(table: Table) -> &'static str {
     }
 }
 
-/// Streams the override's rows into `sink`, skipping rows SNAPSHOT.md
-/// cannot hold (counted under `--query TABLE`).
+/// Streams the override's rows into `sink`, skipping rows a snapshot
+/// cannot hold (docs/snapshot.md; counted under `--query TABLE`).
 pub async fn export(
     client: &Client,
     table: Table,
@@ -145,8 +145,9 @@ pub async fn export(
     Ok(())
 }
 
-/// Typed access to one result row; the first value that SNAPSHOT.md
-/// cannot hold is recorded in `bad` (and a placeholder returned).
+/// Typed access to one result row; the first value that a snapshot
+/// cannot hold (docs/snapshot.md) is recorded in `bad` (and a placeholder
+/// returned).
 struct Values<'r, 'a> {
     t: &'r super::copy::Tuple<'a>,
     cols: &'static [ColumnSpec],
@@ -231,8 +232,8 @@ impl Values<'_, '_> {
     }
 }
 
-/// Makes `table`'s row of the result row `v` and pushes it unless `v`
-/// found a value SNAPSHOT.md cannot hold. Columns are indexed in
+/// Makes `table`'s row of the result row `v` and pushes it unless `v` found a
+/// value a snapshot cannot hold (docs/snapshot.md). Columns are indexed in
 /// [`Table::columns`] order, the order [`checked_select`] selects them in.
 fn push_row(table: Table, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result<(), String> {
     let c = &mut sink.chunk;

@@ -1,9 +1,9 @@
 //! The built-in queries: the indexer's tables, read in the export's one
-//! transaction, mapped to snapshot rows by EXPORT.md's rules. Joins on a
-//! list's storage location happen here, in hash maps, rather than in SQL:
-//! BYTEA columns may hold raw bytes or their `0x` hex text, and decoding
-//! each value once on this side matches both without casting every row in
-//! the database.
+//! transaction, mapped to snapshot rows by the rules of docs/export.md
+//! ("Mapping to the snapshot tables"). Joins on a list's storage location
+//! happen here, in hash maps, rather than in SQL: BYTEA columns may hold raw
+//! bytes or their `0x` hex text, and decoding each value once on this side
+//! matches both without casting every row in the database.
 
 use tokio_postgres::Client;
 

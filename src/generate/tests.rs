@@ -1,6 +1,6 @@
 //! The generator's properties: determinism whatever the thread count, op
 //! histories that replay to the current rows, the uniqueness and reference
-//! rules of SNAPSHOT.md, the distributions' shape, and the streamed files
+//! rules of docs/snapshot.md, the distributions' shape, and the streamed files
 //! holding exactly the in-memory tables.
 
 use std::collections::{HashMap, HashSet};

@@ -25,7 +25,8 @@
 //!
 //! Rules across rows (uniqueness) are checked on the compact forms. Any
 //! fault sends the caller to the row reader (`read_snapshot_from`), which
-//! names the first fault exactly as SNAPSHOT.md and the tests expect.
+//! names the first fault exactly as docs/snapshot.md ("Validation") and
+//! the tests expect.
 use std::sync::Mutex;
 
 use super::accounts::{AddressTable, NameIndex, PrimaryLists};
@@ -49,7 +50,7 @@ use crate::snapshot::{
 /// Why the streaming build stopped.
 pub(super) enum Stop {
     /// The snapshot is invalid, or breaks a limit; the row reader names
-    /// the first fault when it is one of SNAPSHOT.md's.
+    /// the first fault when it is one of docs/snapshot.md's.
     Invalid(SnapshotError),
     /// Valid so far, but `list_ops` is not in `seq` order in the file: the
     /// notification order (ties by `seq`) needs the rows sorted first.
@@ -189,10 +190,10 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     timer.done("search index");
     let (followers, mutuals) = build_follower_index(n, records.csr(), &counts);
     timer.done("follower index");
-    let tagged = records.tagsets().iter().zip(&record_tagsets.targets);
+    let tagged = records.tagged_edges().zip(&record_tagsets.targets);
     let hidden_followers = count_tagged(
         &mut counts,
-        tagged.map(|(&(_, set), &to)| (tags.set_flags(set), to)),
+        tagged.map(|((_, set), &to)| (tags.set_flags(set), to)),
     );
     let stats = Stats::new(counts, mutuals, leaderboard, hidden_followers);
     let ranked = RankedOrders::build(stats.counts());

@@ -29,7 +29,8 @@ use super::records::Records;
 use super::AccountId;
 use crate::snapshot::{Address, ListRow};
 
-/// The counts of `/stats` (API.md section 41).
+/// The counts of `/stats` (endpoint 41 of the API reference,
+/// docs/openapi.yaml).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GlobalStats {
     /// Distinct addresses with a record in any list in `lists`.

@@ -64,7 +64,7 @@ pub use profiles::Profile;
 pub use ranked::RankedSort;
 pub use ranks::AccountStats;
 pub use records::{Record, RecordRow};
-pub use search::SearchIndex;
+pub use search::{SearchIndex, Term};
 pub use tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 
 use crate::snapshot::{

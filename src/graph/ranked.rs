@@ -1,8 +1,8 @@
-//! The leaderboard's ranked orders (API.md section 38): for each of the
-//! five counts, the accounts whose count is above 0, ordered by that
-//! count descending and ascending, ties by address ascending in both.
-//! Prepared at load, so a page is a slice: O(offset + limit) per request,
-//! never a sort.
+//! The leaderboard's ranked orders (endpoint 38 of the API reference,
+//! docs/openapi.yaml): for each of the five counts, the accounts whose count
+//! is above 0, ordered by that count descending and ascending, ties by address
+//! ascending in both. Prepared at load, so a page is a slice:
+//! O(offset + limit) per request, never a sort.
 //!
 //! Layout (k_c accounts with count c > 0): two `u32` per member per count
 //! (followers, following and mutuals hold most accounts; blocks and top8

@@ -5,8 +5,11 @@
 //! primary list follows, ascending, each edge weighted with the record's
 //! `updated_at` (4 + 8 bytes per record, plus 8 bytes of row offset per
 //! account). Few records carry tags, so their tag sets sit in a side
-//! table of (global edge index, tag set) pairs, sorted (8 bytes per tagged
-//! record), behind one bit per edge that spares the untagged a search.
+//! table in edge order (4 bytes per tagged record), found by rank: one bit
+//! per edge says whether a record is tagged, and a count of the tagged
+//! edges before each 64-bit word of those bits (4 bytes per 64 edges)
+//! plus a popcount gives its place in the table. A tag set is two or three
+//! cache lines away, not a binary search of millions of entries.
 //!
 //! A record lookup is a binary search in F's row; at a million accounts
 //! that is a few dependent cache misses, so a page's records are looked up
@@ -43,10 +46,12 @@ pub struct Record {
 pub(super) struct Records {
     csr: ForwardCsr,
     /// One bit per edge (global CSR edge index): does the record carry
-    /// visible tags? Most do not, and the bit spares them a search.
+    /// visible tags?
     tagged: Vec<u64>,
-    /// (edge index, tag set) of every record with visible tags, sorted.
-    tagsets: Vec<(u32, u32)>,
+    /// Tagged edges before each word of `tagged`.
+    ranks: Vec<u32>,
+    /// The tag set of every tagged record, in edge order.
+    sets: Vec<u32>,
 }
 
 impl Records {
@@ -56,10 +61,18 @@ impl Records {
         for &(edge, _) in &tagsets {
             tagged[edge as usize / 64] |= 1 << (edge % 64);
         }
+        let mut ranks = Vec::with_capacity(tagged.len());
+        let mut before = 0u32;
+        for word in &tagged {
+            ranks.push(before);
+            before += word.count_ones();
+        }
+        let sets = tagsets.into_iter().map(|(_, set)| set).collect();
         Records {
             csr,
             tagged,
-            tagsets,
+            ranks,
+            sets,
         }
     }
 
@@ -67,8 +80,46 @@ impl Records {
         &self.csr
     }
     /// (edge index, tag set) of every tagged record, by edge.
-    pub(super) fn tagsets(&self) -> &[(u32, u32)] {
-        &self.tagsets
+    pub(super) fn tagged_edges(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+        self.tagged_between(0, self.csr.edge_count())
+    }
+    /// How many records carry tags.
+    pub(super) fn tagged_count(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// Tagged edges before global edge index `edge`.
+    #[inline]
+    fn rank(&self, edge: usize) -> usize {
+        let (w, bit) = (edge / 64, edge % 64);
+        match self.tagged.get(w) {
+            Some(word) => {
+                self.ranks[w] as usize + (word & ((1u64 << bit) - 1)).count_ones() as usize
+            }
+            None => self.sets.len(),
+        }
+    }
+
+    /// (edge index, tag set) of the tagged edges in `start..end`.
+    fn tagged_between(&self, start: usize, end: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
+        (start / 64..end.div_ceil(64)).flat_map(move |w| {
+            let mut word = self.tagged[w];
+            // Only the bits of start..end.
+            if w == start / 64 {
+                word &= !((1u64 << (start % 64)) - 1);
+            }
+            if w == end / 64 {
+                word &= (1u64 << (end % 64)) - 1;
+            }
+            std::iter::from_fn(move || {
+                if word == 0 {
+                    return None;
+                }
+                let edge = w * 64 + word.trailing_zeros() as usize;
+                word &= word - 1;
+                Some((edge, self.sets[self.rank(edge)]))
+            })
+        })
     }
     #[inline]
     pub(super) fn len(&self) -> usize {
@@ -158,9 +209,7 @@ impl Records {
         if self.tagged[edge / 64] & (1 << (edge % 64)) == 0 {
             0
         } else {
-            self.tagsets
-                .binary_search_by_key(&(edge as u32), |&(e, _)| e)
-                .map_or(0, |k| self.tagsets[k].1)
+            self.sets[self.rank(edge)]
         }
     }
 
@@ -185,12 +234,10 @@ impl Records {
         if len == 0 {
             return 0;
         }
-        let start = self.csr.edges(f).next().map_or(0, |e| e.id()) as u32;
-        let first = self.tagsets.partition_point(|&(e, _)| e < start);
-        let hidden = self.tagsets[first..]
+        let start = self.csr.edges(f).next().map_or(0, |e| e.id());
+        let hidden = self.sets[self.rank(start)..self.rank(start + len)]
             .iter()
-            .take_while(|&&(e, _)| e < start + len as u32)
-            .filter(|&&(_, set)| flags(set) & (FLAG_BLOCK | FLAG_MUTE) != 0)
+            .filter(|&&set| flags(set) & (FLAG_BLOCK | FLAG_MUTE) != 0)
             .count();
         len - hidden
     }
@@ -201,7 +248,8 @@ impl Records {
         self.csr.edge_count() * (4 + 8)
             + (self.csr.node_count() + 1) * std::mem::size_of::<usize>()
             + self.tagged.capacity() * 8
-            + self.tagsets.capacity() * 8
+            + self.ranks.capacity() * 4
+            + self.sets.capacity() * 4
     }
 }
 
@@ -237,22 +285,17 @@ impl RecordRow<'_> {
         }
     }
     /// (index in the row, tag set) of the row's records that carry tags,
-    /// from the side table (a search, then the row's tagged entries).
+    /// from the tag bits of the row's edges.
     pub fn tagged(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        let (start, end) = (
-            self.first_edge as u32,
-            (self.first_edge + self.len()) as u32,
-        );
-        let sets = &self.records.tagsets;
-        let from = if self.is_empty() {
-            sets.len()
+        let start = self.first_edge;
+        let end = if self.is_empty() {
+            start
         } else {
-            sets.partition_point(|&(e, _)| e < start)
+            start + self.len()
         };
-        sets[from..]
-            .iter()
-            .take_while(move |&&(e, _)| e < end)
-            .map(move |&(e, set)| ((e - start) as usize, set))
+        self.records
+            .tagged_between(start, end)
+            .map(move |(e, set)| (e - start, set))
     }
 
     /// The record of `t`, if the row holds one (a binary search).
@@ -408,6 +451,48 @@ mod tests {
         assert_eq!(records.shown_in_row(0, |_| 0), 2);
         assert_eq!(records.shown_in_row(2, |_| FLAG_BLOCK), 1);
         assert_eq!(records.shown_in_row(9, |_| FLAG_BLOCK), 0);
+    }
+
+    /// Tag sets found by rank agree with a plain list, across word
+    /// boundaries and in rows that start and end mid-word.
+    #[test]
+    fn tag_sets_by_rank_match_a_scan() {
+        // 40 accounts, account f follows the 3 * (f % 7) accounts after it.
+        let mut edges = Vec::new();
+        for f in 0..40u32 {
+            for k in 1..=3 * (f % 7) {
+                edges.push((f, (f + k) % 40, i64::from(f * 100 + k)));
+            }
+        }
+        let ids: Vec<u32> = (0..40).collect();
+        let csr = forward_csr(edges, &ids, "t").unwrap_or_else(|_| panic!("valid edges"));
+        let n = csr.edge_count();
+        assert!(n > 200);
+        // Every third edge and a run of 70 tagged, set = edge + 1.
+        let tagged: Vec<(u32, u32)> = (0..n as u32)
+            .filter(|e| e % 3 == 0 || (100..170).contains(e))
+            .map(|e| (e, e + 1))
+            .collect();
+        let records = Records::new(csr, tagged.clone());
+        let set_of = |e: usize| tagged.iter().find(|t| t.0 as usize == e).map_or(0, |t| t.1);
+        for e in 0..n {
+            assert_eq!(records.edge_tagset(e), set_of(e), "edge {e}");
+        }
+        let all: Vec<(usize, u32)> = tagged.iter().map(|&(e, s)| (e as usize, s)).collect();
+        assert_eq!(records.tagged_edges().collect::<Vec<_>>(), all);
+        for f in 0..41u32 {
+            let row = records.row(f);
+            let want: Vec<(usize, u32)> = (0..row.len())
+                .map(|i| (i, row.tagset(i)))
+                .filter(|&(_, s)| s != 0)
+                .collect();
+            assert_eq!(row.tagged().collect::<Vec<_>>(), want, "row {f}");
+            let hidden = |set: u32| u8::from(set != 0 && set.is_multiple_of(2)) * FLAG_BLOCK;
+            let shown = (0..row.len())
+                .filter(|&i| hidden(row.tagset(i)) == 0)
+                .count();
+            assert_eq!(records.shown_in_row(f, hidden), shown, "row {f}");
+        }
     }
 
     #[test]

@@ -8,6 +8,11 @@
 //! blocks), verifies each common position, and stops once `offset + limit`
 //! matches are found. Shorter terms match so much of the board that an
 //! ordered scan with the same early stop is as fast.
+//!
+//! The lower-cased names are kept by account id (4 bytes per account plus
+//! the text), so that a search within a set of accounts (followers,
+//! following: [`SearchIndex::matches`]) tests each member with no
+//! lower-casing per request: a few tens of nanoseconds a member.
 
 use rayon::prelude::*;
 
@@ -16,8 +21,8 @@ use crate::snapshot::Address;
 
 #[derive(Debug, Default)]
 pub struct SearchIndex {
-    /// Lower-cased names of the leaderboard, position after position ("" for
-    /// an account without a profile); `name_ends[p]` is where p's ends.
+    /// Lower-cased names of every account, id after id ("" for an account
+    /// without a profile); `name_ends[id]` is where id's ends.
     names_lower: String,
     name_ends: Vec<u32>,
     /// Distinct trigrams, ascending, with CSR offsets into `postings`.
@@ -165,6 +170,27 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     needle.len() <= haystack.len() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+/// A search term, trimmed and lower-cased, with what is known of it before
+/// any account is tested.
+#[derive(Clone, Debug)]
+pub struct Term {
+    lower: String,
+    /// Only `0-9a-fx` can be part of `0x` + lower-case hex.
+    may_be_in_address: bool,
+}
+
+impl Term {
+    pub fn new(lower: &str) -> Term {
+        Term {
+            lower: lower.to_owned(),
+            may_be_in_address: lower.len() <= 42
+                && lower
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'x'),
+        }
+    }
+}
+
 /// The distinct trigrams of an entry's texts, sorted.
 fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32>) {
     out.clear();
@@ -232,13 +258,14 @@ fn for_each_entry_grams(
     }
 }
 
-/// The lower-cased names of the leaderboard ("" without a profile),
+/// The lower-cased names of accounts 0..n ("" without a profile),
 /// concatenated, and where each ends.
 fn lowered_names<'a>(
-    leaderboard: &[AccountId],
+    n: usize,
     name_of: &(impl Fn(AccountId) -> Option<&'a str> + Sync),
 ) -> (String, Vec<u32>) {
-    let parts: Vec<(String, Vec<usize>)> = leaderboard
+    let parts: Vec<(String, Vec<usize>)> = (0..n as AccountId)
+        .collect::<Vec<_>>()
         .par_chunks(1 << 12)
         .map(|ids| {
             let mut text = String::new();
@@ -257,7 +284,7 @@ fn lowered_names<'a>(
         })
         .collect();
     let mut names_lower = String::with_capacity(parts.iter().map(|p| p.0.len()).sum());
-    let mut name_ends = Vec::with_capacity(leaderboard.len());
+    let mut name_ends = Vec::with_capacity(n);
     for (text, ends) in parts {
         let base = names_lower.len();
         names_lower.push_str(&text);
@@ -279,13 +306,18 @@ impl SearchIndex {
         addresses: &[Address],
         name_of: impl Fn(AccountId) -> Option<&'a str> + Sync,
     ) -> SearchIndex {
-        let (names_lower, name_ends) = lowered_names(leaderboard, &name_of);
-        let name = |p: usize| {
-            let start = if p == 0 { 0 } else { name_ends[p - 1] as usize };
-            &names_lower[start..name_ends[p] as usize]
+        let (names_lower, name_ends) = lowered_names(addresses.len(), &name_of);
+        let name = |id: usize| {
+            let start = if id == 0 {
+                0
+            } else {
+                name_ends[id - 1] as usize
+            };
+            &names_lower[start..name_ends[id] as usize]
         };
         let grams_of = |p: usize, out: &mut Vec<u32>| {
-            entry_grams(&addresses[leaderboard[p] as usize], name(p), out)
+            let id = leaderboard[p] as usize;
+            entry_grams(&addresses[id], name(id), out)
         };
         let n = leaderboard.len();
 
@@ -381,37 +413,51 @@ impl SearchIndex {
         }
     }
 
-    fn name(&self, p: usize) -> &str {
-        let start = if p == 0 {
+    /// Account `id`'s lower-cased name ("" without one).
+    fn name(&self, id: AccountId) -> &str {
+        let id = id as usize;
+        let start = if id == 0 {
             0
         } else {
-            self.name_ends[p - 1] as usize
+            self.name_ends[id - 1] as usize
         };
-        &self.names_lower[start..self.name_ends[p] as usize]
+        &self.names_lower[start..self.name_ends[id] as usize]
+    }
+
+    /// Whether account `id` (at `address`) matches `term`: its address or
+    /// its name contains the term.
+    #[inline]
+    pub fn matches(&self, term: &Term, id: AccountId, address: &Address) -> bool {
+        self.name(id).contains(term.lower.as_str())
+            || (term.may_be_in_address && contains(&address_bytes(address), term.lower.as_bytes()))
     }
 
     /// Leaderboard positions whose address or name contains `term_lower`
     /// (already trimmed and lower-cased, non-empty), in leaderboard order,
-    /// after skipping `offset` matches, at most `limit`. `address(p)` is
-    /// the address at leaderboard position p.
+    /// after skipping `offset` matches, at most `limit`. `id_at(p)` is the
+    /// account at leaderboard position p, `address` an account's address.
     pub fn find<'a>(
         &self,
         term_lower: &str,
         offset: usize,
         limit: usize,
-        address: impl Fn(usize) -> &'a Address,
+        leaderboard_len: usize,
+        id_at: impl Fn(usize) -> AccountId,
+        address: impl Fn(AccountId) -> &'a Address,
     ) -> Vec<usize> {
         let wanted = offset.saturating_add(limit);
-        let term = term_lower.as_bytes();
+        let term = Term::new(term_lower);
         let mut found = Vec::new();
         let mut keep = |p: usize| {
-            if self.name(p).contains(term_lower) || contains(&address_bytes(address(p)), term) {
+            let id = id_at(p);
+            if self.matches(&term, id, address(id)) {
                 found.push(p);
             }
             found.len() >= wanted
         };
+        let term = term_lower.as_bytes();
         if term.len() < 3 {
-            for p in 0..self.name_ends.len() {
+            for p in 0..leaderboard_len {
                 if keep(p) {
                     break;
                 }
@@ -531,7 +577,14 @@ mod tests {
                 (all.len().saturating_sub(2), 10),
             ] {
                 let want: Vec<usize> = all.iter().copied().skip(offset).take(limit).collect();
-                let got = index.find(term, offset, limit, |p| &addresses[p]);
+                let got = index.find(
+                    term,
+                    offset,
+                    limit,
+                    n,
+                    |p| p as AccountId,
+                    |id| &addresses[id as usize],
+                );
                 assert_eq!(got, want, "term {term:?} offset {offset} limit {limit}");
             }
         }

@@ -26,11 +26,11 @@ impl TaggedBy {
     /// by edge), then a sort of the tagged records alone.
     pub(super) fn build(records: &Records) -> TaggedBy {
         let csr = records.csr();
-        let tagsets = records.tagsets();
-        let mut entries: Vec<(AccountId, AccountId, u32)> = Vec::with_capacity(tagsets.len());
-        let mut next = 0;
+        let mut entries: Vec<(AccountId, AccountId, u32)> =
+            Vec::with_capacity(records.tagged_count());
+        let mut tagged = records.tagged_edges().peekable();
         for f in 0..csr.node_count() as AccountId {
-            if next == tagsets.len() {
+            if tagged.peek().is_none() {
                 break;
             }
             let targets = csr.neighbors_slice(f);
@@ -39,13 +39,12 @@ impl TaggedBy {
             }
             let start = csr.edges(f).next().map_or(0, |e| e.id());
             let end = start + targets.len();
-            while let Some(&(edge, set)) = tagsets.get(next) {
-                let edge = edge as usize;
+            while let Some(&(edge, set)) = tagged.peek() {
                 if edge >= end {
                     break;
                 }
                 entries.push((targets[edge - start], f, set));
-                next += 1;
+                tagged.next();
             }
         }
         entries.par_sort_unstable();

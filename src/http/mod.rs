@@ -246,7 +246,9 @@ fn answer(
             }
         };
     }
-    let Some(served) = state.live.current() else {
+    // `answer` is synchronous: the guard never crosses an `.await`.
+    let guard = state.live.guard();
+    let Some(served) = guard.as_ref() else {
         return Err(ApiError::NotReady);
     };
     let graph = &served.graph;

@@ -3,7 +3,7 @@
 //! so that `followgraph export` of that database gives a snapshot that
 //! serves exactly like the one `generate --out` writes.
 //!
-//! Mapping of the snapshot tables onto the indexer's (EXPORT.md):
+//! Mapping of the snapshot tables onto the indexer's (docs/export.md):
 //! - every list lives on [`LIST_CHAIN_ID`], its NFT in [`LIST_NFT_CONTRACT`],
 //!   its storage location (LSL) in [`LIST_RECORDS_CONTRACT`] at slot
 //!   [`slot_of`]`(token_id)`. `user` and `manager` are spread over the

@@ -1,9 +1,9 @@
-//! One column of a decoded batch, typed: the schema check a table file
-//! passes once (every specified column present with an accepted Parquet
-//! type), then per-row accessors that apply SNAPSHOT.md's value rules
-//! (nulls, addresses, token ids, timestamps to milliseconds, JSON objects).
-//! A rule broken gives the reason as a `String`; the caller adds the file
-//! and row, so a valid row costs no allocation.
+//! One column of a decoded batch, typed: the schema check a table file passes
+//! once (every specified column present with an accepted Parquet type), then
+//! per-row accessors that apply the value rules of docs/snapshot.md (nulls,
+//! addresses, token ids, timestamps to milliseconds, JSON objects). A rule
+//! broken gives the reason as a `String`; the caller adds the file and row, so
+//! a valid row costs no allocation.
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
@@ -27,7 +27,7 @@ fn check_type(spec: &Spec, t: &DataType) -> Result<(), String> {
         Kind::TokenId => matches!(t, DataType::UInt64 | DataType::Int64),
         Kind::Seq => *t == DataType::UInt64,
         Kind::Timestamp => match t {
-            // The contract lists milli-, micro- and nanoseconds only.
+            // docs/snapshot.md lists milli-, micro- and nanoseconds only.
             DataType::Timestamp(TimeUnit::Second, _) => false,
             DataType::Timestamp(_, Some(_)) => true,
             DataType::Timestamp(unit, None) => {
@@ -64,7 +64,7 @@ fn check_type(spec: &Spec, t: &DataType) -> Result<(), String> {
     ))
 }
 
-/// A column missing or of a type SNAPSHOT.md does not list.
+/// A column missing or of a type docs/snapshot.md does not list.
 pub(super) fn schema_error(file: &str, reason: String) -> SnapshotError {
     SnapshotError::new(SnapshotErrorKind::Schema, file, reason)
 }

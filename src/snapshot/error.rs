@@ -4,8 +4,9 @@
 //! no caller has to read the text.
 use std::fmt;
 
-/// The class of a [`SnapshotError`], following SNAPSHOT.md's list of
-/// reasons to reject a snapshot plus the ways a load itself can fail.
+/// The class of a [`SnapshotError`], following the reasons to reject a
+/// snapshot in docs/snapshot.md ("Validation") plus the ways a load
+/// itself can fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SnapshotErrorKind {
     /// The path or root names no snapshot: `CURRENT` unreadable, invalid or
@@ -22,7 +23,7 @@ pub enum SnapshotErrorKind {
     /// `manifest.json` is malformed, of another format, or lacks a valid
     /// entry for a table.
     Manifest,
-    /// A column is missing or of a type SNAPSHOT.md does not list.
+    /// A column is missing or of a type docs/snapshot.md does not list.
     Schema,
     /// A file's row count differs from the manifest's.
     RowCount,
@@ -33,7 +34,8 @@ pub enum SnapshotErrorKind {
     InvalidRow,
     /// A uniqueness rule is broken.
     Duplicate,
-    /// Valid by SNAPSHOT.md but beyond what the loader or the graph holds.
+    /// Valid by docs/snapshot.md but beyond what the loader or the graph
+    /// holds.
     Limit,
     /// The load itself failed (it panicked, or could not encode tables).
     Internal,

@@ -1,4 +1,4 @@
-//! Snapshot directories (SNAPSHOT.md): finding the active one under a
+//! Snapshot directories (docs/snapshot.md): finding the active one under a
 //! root, reading and validating its manifest and eight Parquet tables, and
 //! writing them.
 //!

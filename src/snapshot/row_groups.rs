@@ -46,7 +46,7 @@ where
     rows
 }
 
-/// A row that breaks a rule of SNAPSHOT.md, `reason` from its reader.
+/// A row that breaks a rule of docs/snapshot.md, `reason` from its reader.
 fn invalid_row(file: &str, row: u64, reason: String) -> SnapshotError {
     SnapshotError::at_row(SnapshotErrorKind::InvalidRow, file, row, reason)
 }

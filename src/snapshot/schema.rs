@@ -1,7 +1,8 @@
-//! The eight snapshot tables and their columns, as SNAPSHOT.md lists them:
-//! one row per table below. Everything that names a table or its columns
-//! derives from it: the manifest's entries, the reader's schema checks, the
-//! writer's Arrow schema and the exporter's `--query` column checks.
+//! The eight snapshot tables and their columns, as docs/snapshot.md lists them
+//! ("Tables"): one row per table below. Everything that names a table or its
+//! columns derives from it: the manifest's entries, the reader's schema
+//! checks, the writer's Arrow schema and the exporter's `--query` column
+//! checks.
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -83,7 +84,7 @@ macro_rules! tables {
             /// reported in when several tables are broken).
             pub const ALL: [Table; [$(Table::$variant),*].len()] = [$(Table::$variant),*];
 
-            /// The table's name in the manifest and in SNAPSHOT.md.
+            /// The table's name in the manifest and in docs/snapshot.md.
             pub const fn name(self) -> &'static str {
                 match self {
                     $(Table::$variant => $name,)*

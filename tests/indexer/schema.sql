@@ -1,7 +1,7 @@
 -- The protocol indexer's tables that `followgraph export` reads, written
--- from EXPORT.md's table of columns (schema `public`). Columns the exporter
--- does not read are kept where the indexer has them, so queries that name
--- columns are tested against a realistic shape.
+-- from the source tables of docs/export.md (schema `public`). Columns the
+-- exporter does not read are kept where the indexer has them, so queries
+-- that name columns are tested against a realistic shape.
 --
 -- One deliberate difference: the indexer's address domain checks the
 -- `0x` + 40 lower-case hex form; this fixture's does not, so tests can

@@ -226,8 +226,8 @@ fn user_primary_list() {
 
 // ------------------------------------------------------------ together
 
-/// API.md invariant: X's primary_list is the same in 9 (any list of X),
-/// 10, 13 and 14.
+/// An invariant of the API reference (docs/openapi.yaml): X's primary_list is
+/// the same in 9 (any list of X), 10, 13 and 14.
 #[test]
 fn primary_list_agrees_across_endpoints() {
     let srv = TestServer::start(&accounts());

@@ -424,8 +424,9 @@ fn user_details_unknown_names() {
     }
 }
 
-/// API.md invariant: 10 = 1 of the primary list byte for byte, for every
-/// account with a primary list (fixtures::graph).
+/// An invariant of the API reference (docs/openapi.yaml): 10 = 1 of the
+/// primary list byte for byte, for every account with a primary list
+/// (fixtures::graph).
 #[test]
 fn user_details_equal_primary_list_details() {
     let srv = TestServer::start(&graph());

@@ -1,14 +1,15 @@
-//! Differential property test: a naive model of API.md (straight loops
-//! over the raw table rows, `differential/model.rs`) against the real
-//! engine (`api::answer`: route, parse, resolve and render, in process;
-//! `api::answer_with_body` for 32's POST), over many random small
-//! snapshots and random request targets for sections 1-18, 27, 28 and
-//! 30-41 (`gen.rs`: 1-7, `gen_more.rs`: 8-14 and 38-41, `gen_follow.rs`:
-//! 15-18, 27, 28 and 30-37; the model of each family is a file under
-//! `differential/model/`). Bodies are compared as exact strings (the
-//! model's `serde_json::Value` serialised compactly, key order kept).
-//! On every snapshot the engine's endpoints are also checked against each
-//! other by API.md's Invariants (`check_invariants`).
+//! Differential property test: a naive model of the API reference
+//! (docs/openapi.yaml; straight loops over the raw table rows,
+//! `differential/model.rs` and a file per family of endpoints under
+//! `differential/model/`) against the real engine (`api::answer`: route,
+//! parse, resolve and render, in process; `api::answer_with_body` for
+//! 32's POST), over many random small snapshots and random request
+//! targets for endpoints 1-41 (`gen.rs`: 1-7, `gen_more.rs`: 8-14 and
+//! 38-41, `gen_follow.rs`: 15-37). Bodies are compared as exact strings
+//! (the model's `serde_json::Value` serialised compactly, key order
+//! kept). On every snapshot the engine's endpoints are also checked
+//! against each other by the API reference's Invariants
+//! (`check_invariants`).
 //!
 //! Some snapshots also make a round trip through Parquet
 //! (`write_snapshot` + `read_snapshot` + `Graph::build`), which checks that
@@ -35,14 +36,14 @@ use model::{addr_text, iso, Model};
 use target::{encode, Req};
 
 /// Snapshots per run (`DIFFERENTIAL_CASES` overrides it for a longer soak),
-/// and requests per snapshot: to sections 1-7, to 8-14 and 38-41, and to
-/// 15-18, 27, 28 and 30-37.
+/// and requests per snapshot: to endpoints 1-7, to 8-14 and 38-41, and to
+/// 15-37.
 const CASES: u32 = 768;
 const REQUESTS: std::ops::RangeInclusive<usize> = 40..=60;
 const MORE_REQUESTS: std::ops::RangeInclusive<usize> = 10..=16;
-const FOLLOW_REQUESTS: std::ops::RangeInclusive<usize> = 16..=24;
+const FOLLOW_REQUESTS: std::ops::RangeInclusive<usize> = 20..=30;
 /// The model's endpoints (see `Model::answer`).
-const ENDPOINTS: usize = 32;
+const ENDPOINTS: usize = 41;
 
 fn build_graph(snap: &Snap) -> Graph {
     if !snap.via_parquet {
@@ -206,11 +207,11 @@ fn get(g: &Graph, target: &str) -> (u16, String) {
     }
 }
 
-/// API.md's Invariants (Common rules of 8-41), engine against engine, for
-/// every account the snapshot mentions and every list of it: the model
+/// The API reference's Invariants (docs/openapi.yaml), engine against engine,
+/// for every account the snapshot mentions and every list of it: the model
 /// checks bodies one at a time, these that the endpoints agree with one
-/// another (and they reach every account and list, which random requests
-/// do not).
+/// another (and they reach every account and list, which random requests do
+/// not).
 fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), String> {
     let json = |target: &str| -> Result<(String, Value), String> {
         match get(g, target) {
@@ -232,9 +233,18 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
             .len())
     };
     let ensure = |holds: bool, what: String| if holds { Ok(()) } else { Err(what) };
-    // following(X) of every account whose following is above 0.
+    // following(X) and followers(X) of every account whose count is above
+    // 0 (the leaderboard's; 0 when not ranked).
     let (_, v38) = json("/leaderboard/ranked?sort=following&limit=1000")?;
     let ranked = v38["results"].as_array().unwrap();
+    let (_, v38) = json("/leaderboard/ranked?sort=followers&limit=1000")?;
+    let ranked_followers = v38["results"].as_array().unwrap();
+    let count = |rows: &[Value], a: &str, key: &str| -> String {
+        (rows.iter())
+            .find(|row| row["address"] == a)
+            .map_or("0", |row| row[key].as_str().unwrap())
+            .to_owned()
+    };
     // 32's body: every account, a name of each `ens` row (upper case),
     // an unknown name and a null; 31 for each, by the path.
     let mut items: Vec<Value> = accounts.iter().map(|a| Value::from(addr_text(a))).collect();
@@ -254,15 +264,33 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
             stats["followers_count"] == n6,
             format!("{a}: 11 {stats} but 6 has {n6} entries"),
         )?;
+        let n19 = entries(&format!("/users/{a}/allFollowers"))?;
+        let followers = count(ranked_followers, &a, "followers");
+        ensure(
+            n19 == n6 && followers == n6.to_string(),
+            format!("{a}: 6 has {n6} entries, 19 {n19}, followers(X) is {followers}"),
+        )?;
+        let (_, v6) = json(&format!("/users/{a}/followers?sort=latest&limit=1000"))?;
+        let (_, v21) = json(&format!("/users/{a}/latestFollowers?limit=1000"))?;
+        let cut: Vec<Value> = (v6["followers"].as_array().unwrap().iter())
+            .map(|e| {
+                serde_json::json!({
+                    "address": e["address"],
+                    "svc_list_nft_token_id": e["svc_list_nft_token_id"],
+                    "updated_at": e["updated_at"],
+                })
+            })
+            .collect();
+        ensure(
+            v21["followers"].as_array() == Some(&cut),
+            format!("{a}: 21 {v21} but 6 with sort=latest {v6}"),
+        )?;
         let n15 = following_entries(&format!("/users/{a}/following"))?;
         ensure(
             stats["following_count"] == n15,
             format!("{a}: 11 {stats} but 15 has {n15} entries"),
         )?;
-        // following(X): the leaderboard's (0 when not ranked).
-        let following = (ranked.iter())
-            .find(|row| row["address"] == a)
-            .map_or("0", |row| row["following"].as_str().unwrap());
+        let following = count(ranked, &a, "following");
         let n16 = following_entries(&format!("/users/{a}/allFollowing"))?;
         ensure(
             following == n16.to_string(),

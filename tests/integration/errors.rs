@@ -5,7 +5,7 @@ use crate::support::*;
 
 /// One valid request path per endpoint (fixtures::graph).
 /// One path of every GET endpoint served (fixtures::graph answers 200).
-pub const KNOWN: [&str; 31] = [
+pub const KNOWN: [&str; 40] = [
     "/api/v1/lists/1/details",
     "/api/v1/users/alice.eth/badges",
     "/api/v1/lists/1/badges",
@@ -37,6 +37,15 @@ pub const KNOWN: [&str; 31] = [
     "/api/v1/lists/1/tags",
     "/api/v1/users/alice.eth/taggedAs",
     "/api/v1/lists/5/taggedAs",
+    "/api/v1/users/alice.eth/allFollowers",
+    "/api/v1/lists/5/allFollowers",
+    "/api/v1/users/alice.eth/latestFollowers",
+    "/api/v1/lists/5/latestFollowers",
+    "/api/v1/users/alice.eth/searchFollowers",
+    "/api/v1/lists/5/searchFollowers",
+    "/api/v1/users/alice.eth/searchFollowing",
+    "/api/v1/lists/5/searchFollowing",
+    "/api/v1/users/alice.eth/commonFollowers",
 ];
 
 #[test]
@@ -62,7 +71,8 @@ fn unknown_paths_are_404_with_decoded_path() {
         ),
         ("/api/v1/leaderboard/search/", "/api/v1/leaderboard/search/"),
         ("/api/v1/leaderboard", "/api/v1/leaderboard"),
-        // v1 endpoints that are not served (API.md "Not served").
+        // v1 endpoints that are not served (the API reference,
+        // docs/openapi.yaml, does not list them).
         (
             "/api/v1/users/alice.eth/recommended",
             "/api/v1/users/alice.eth/recommended",

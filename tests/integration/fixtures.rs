@@ -504,7 +504,7 @@ pub fn bulk() -> Tables {
 
 // ================================================================== accounts
 //
-// Used by account, stats, ranked and details (section 10) tests.
+// Used by account, stats, ranked and details (endpoint 10) tests.
 //
 // Accounts: K1 0x10.. (full ens kay.eth), K2 0x20.. (no ens), K3 0x30..
 // (three.eth), K4 0x40.. (no ens), K5 0x50.. (five.eth, no primary list:

@@ -1,12 +1,13 @@
 //! HTTP integration tests: each test writes a small hand-made snapshot,
 //! runs the real `followgraph serve` binary on a free port and checks the
-//! answers against API.md byte for byte.
+//! answers against the API reference (docs/openapi.yaml) byte for byte.
 
 mod fixtures;
 mod pg;
 mod support;
 
 mod account;
+mod all_followers;
 mod badges;
 mod details;
 mod differential;
@@ -23,6 +24,7 @@ mod ranked;
 mod reload;
 mod running;
 mod s3;
+mod search;
 mod states;
 mod states_batch;
 mod stats;

@@ -365,8 +365,9 @@ fn count_and_all_of_an_empty_snapshot() {
     );
 }
 
-/// API.md invariant: 39 = the leaderboard size = entries of 40 = the
-/// matches of 4 for a term every address holds ("0x").
+/// An invariant of the API reference (docs/openapi.yaml): 39 = the leaderboard
+/// size = entries of 40 = the matches of 4 for a term every address holds
+/// ("0x").
 #[test]
 fn count_equals_entries_of_all() {
     for tables in [accounts(), graph(), bulk()] {

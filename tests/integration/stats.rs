@@ -75,9 +75,9 @@ fn user_stats_live_and_cache_change_nothing() {
     assert_bad_ens(&srv.get("/api/v1/users/0x123/stats"));
 }
 
-/// API.md invariant: 11 followers_count = entries of 6 (blocked and
-/// muted followers included). (15, for following_count, is not served
-/// yet.)
+/// An invariant of the API reference (docs/openapi.yaml): 11 followers_count =
+/// entries of 6 (blocked and muted followers included). (15, for
+/// following_count, is not served yet.)
 #[test]
 fn user_stats_followers_match_followers() {
     let srv = TestServer::start(&accounts());
@@ -149,8 +149,8 @@ fn list_stats_without_user() {
     }
 }
 
-/// API.md invariant: 12 followers_count = entries of 7. (17, for
-/// following_count, is not served yet.)
+/// An invariant of the API reference (docs/openapi.yaml): 12 followers_count =
+/// entries of 7. (17, for following_count, is not served yet.)
 #[test]
 fn list_stats_followers_match_list_followers() {
     let srv = TestServer::start(&accounts());

@@ -1,7 +1,7 @@
 //! Random small snapshots and random request targets for the differential
-//! test. Everything is drawn as small indices (so proptest can shrink it)
-//! and turned into valid `Tables` (SNAPSHOT.md's uniqueness rules hold) and
-//! into request targets by the `build` functions.
+//! test. Everything is drawn as small indices (so proptest can shrink it) and
+//! turned into valid `Tables` (the uniqueness rules of docs/snapshot.md hold)
+//! and into request targets by the `build` functions.
 
 use std::collections::HashSet;
 
@@ -477,8 +477,9 @@ pub fn build_snap(spec: &SnapSpec) -> Snap {
 
 // ------------------------------------------------------------------ requests
 
-/// One random request: the endpoint (0..7 in API.md's order), the subject
-/// choice and the query parameters, all as small numbers.
+/// One random request: the endpoint (0..7: endpoints 1-7 of the API reference,
+/// in order), the subject choice and the query parameters, all as small
+/// numbers.
 #[derive(Clone, Debug)]
 pub struct ReqSpec {
     pub endpoint: usize,
@@ -670,7 +671,7 @@ fn endpoint_params(endpoint: usize) -> &'static [usize] {
 pub(super) fn list_param(kind: u8, idx: usize, snap: &Snap) -> String {
     let (lists, rows) = (&snap.tables.lists, &snap.tables.primary_lists);
     let named: Vec<u64> = rows.iter().map(|p| p.token_id).collect();
-    // Lists that are their user's primary list (the rule of SNAPSHOT.md,
+    // Lists that are their user's primary list (the rule of docs/snapshot.md,
     // only used here to aim requests at lists that have data).
     let is_primary = |p: &&PrimaryListRow| {
         (lists.iter()).any(|l| l.token_id == p.token_id && l.user == p.address)

@@ -1,4 +1,4 @@
-//! Generation for sections 15-18, 27, 28 and 30-37: what `gen_more.rs`
+//! Generation for endpoints 15-37 and 29: what `gen_more.rs`
 //! does for 8-14, for these. Snapshots get records that tie on
 //! `updated_at` within a list (so the address tie-break decides) on top
 //! of what `gen` and `gen_more` give (records and block/mute tags in
@@ -7,7 +7,8 @@
 //! every `tags`, `sort` and paging of 6, repeated and comma-separated
 //! `include` (bad values too), a second account (30, 31, 33), and 32's
 //! POSTed body: items of any JSON type, names, unknown names, escapes,
-//! and bodies that are not UTF-8, not JSON, not an array or too long.
+//! and bodies that are not UTF-8, not JSON, not an array or too long;
+//! `term` as in 4, and 29's `leader` (empty, spaces, unknown).
 
 use followgraph::snapshot::format_address;
 use proptest::prelude::*;
@@ -39,8 +40,7 @@ pub fn tweak_snap(snap: &mut Snap, same_time: &[(usize, usize)]) {
     }
 }
 
-/// A request of 15-18, 27, 28, 30-37: `gen`'s shape, a second account and
-/// 32's body.
+/// A request of 15-37: `gen`'s shape, a second account and 32's body.
 #[derive(Clone, Debug)]
 pub struct FollowSpec {
     pub req: ReqSpec,
@@ -50,7 +50,7 @@ pub struct FollowSpec {
     pub body: (u8, Vec<(u8, usize, u64)>, u64),
 }
 
-/// Endpoints 18..=31 (the model's numbering), 15-18 weighted.
+/// Endpoints 18..=40 (the model's numbering), 15-18 weighted.
 pub fn req_spec() -> impl Strategy<Value = FollowSpec> {
     let params = prop::collection::vec(
         (
@@ -63,7 +63,7 @@ pub fn req_spec() -> impl Strategy<Value = FollowSpec> {
     );
     let items = prop::collection::vec((0..12u8, 0..64usize, any::<u64>()), 0..=6);
     (
-        prop_oneof![2 => 18..22usize, 3 => 18..32usize],
+        prop_oneof![2 => 18..22usize, 3 => 18..32usize, 3 => 32..41usize],
         (0..20u8, 0..64usize, any::<u64>()),
         params,
         (0..20u8, 0..64usize, any::<u64>()),
@@ -123,6 +123,16 @@ fn names(endpoint: usize) -> &'static [&'static str] {
         ],
         29 => &[
             "include", "include", "include", "include", "cache", "limit", "foo",
+        ],
+        32 | 33 => &[
+            "limit", "offset", "offset", "tags", "tags", "sort", "sort", "cache", "include",
+        ],
+        34 | 35 => &["limit", "offset", "offset", "sort", "tags", "cache", "foo"],
+        36..=39 => &[
+            "term", "term", "term", "limit", "offset", "offset", "cache", "sort",
+        ],
+        40 => &[
+            "leader", "leader", "leader", "term", "term", "limit", "offset", "cache",
         ],
         _ => &["cache", "limit", "offset", "include", "sort", "foo"],
     }
@@ -223,9 +233,14 @@ fn account_subject(kind: u8, idx: usize, seed: u64, snap: &Snap) -> String {
 pub fn build_req(spec: &FollowSpec, snap: &Snap) -> Req {
     let endpoint = spec.req.endpoint;
     let (kind, idx, seed) = spec.req.subject;
-    let by_list = matches!(endpoint, 20..=23 | 25..=27 | 29 | 31);
+    let by_list = matches!(endpoint, 20..=23 | 25..=27 | 29 | 31 | 33 | 35 | 37 | 39);
+    // Who is followed (30, 19, 21, 23): half the time `gen`'s hubs, any
+    // account or a name.
+    let followed = matches!(endpoint, 30 | 32 | 34 | 36) && kind < 10;
     let param = if by_list {
         list_subject(kind, idx, snap)
+    } else if followed {
+        user_subject(kind % 6, idx, seed, snap)
     } else {
         account_subject(kind, idx, seed, snap)
     };
@@ -251,7 +266,16 @@ pub fn build_req(spec: &FollowSpec, snap: &Snap) -> Req {
         28 => format!("/api/v1/users/{at}/tags"),
         29 => format!("/api/v1/lists/{at}/tags"),
         30 => format!("/api/v1/users/{at}/taggedAs"),
-        _ => format!("/api/v1/lists/{at}/taggedAs"),
+        31 => format!("/api/v1/lists/{at}/taggedAs"),
+        32 => format!("/api/v1/users/{at}/allFollowers"),
+        33 => format!("/api/v1/lists/{at}/allFollowers"),
+        34 => format!("/api/v1/users/{at}/latestFollowers"),
+        35 => format!("/api/v1/lists/{at}/latestFollowers"),
+        36 => format!("/api/v1/users/{at}/searchFollowers"),
+        37 => format!("/api/v1/lists/{at}/searchFollowers"),
+        38 => format!("/api/v1/users/{at}/searchFollowing"),
+        39 => format!("/api/v1/lists/{at}/searchFollowing"),
+        _ => format!("/api/v1/users/{at}/commonFollowers"),
     };
     let names = names(endpoint);
     let mut params = Vec::new();
@@ -261,6 +285,24 @@ pub fn build_req(spec: &FollowSpec, snap: &Snap) -> Req {
             "include" | "INCLUDE" if endpoint <= 21 => include_value(value_choice),
             "include" => param_value("tags", value_choice, seed, snap),
             "INCLUDE" => include_value(value_choice),
+            // 29's leader: empty or missing (A itself), spaces, an unknown
+            // name, or an account.
+            "leader" => match value_choice % 8 {
+                0 => String::new(),
+                1 => "  ".to_owned(),
+                2 => "nobody.eth".to_owned(),
+                3 | 4 => user_subject((seed % 6) as u8, value_choice, seed >> 5, snap),
+                _ => account_subject((seed % 20) as u8, value_choice, seed >> 5, snap),
+            },
+            // Half the time a short piece most addresses or names hold,
+            // so that searches within a few followers find some.
+            "term" if value_choice.is_multiple_of(2) => pick(
+                &[
+                    "a", "b", "0a", "ab", "ba", "cd", "ff", "12", ".eth", "B", " AB ", "0",
+                ],
+                value_choice / 2,
+            )
+            .to_owned(),
             _ => param_value(name, value_choice, seed, snap),
         };
         params.push((name, (!bare).then_some(value), seed));

@@ -1,4 +1,4 @@
-//! Generation for sections 8-14 and 38-41: what `gen.rs` does for 1-7,
+//! Generation for endpoints 8-14 and 38-41: what `gen.rs` does for 1-7,
 //! for these. Snapshots get lists without a user (the zero address as
 //! `user`, the exporter's form); requests aim at any list (primary or
 //! not, userless, missing), at accounts that are only a list's owner or
@@ -70,7 +70,7 @@ pub fn tweak_snap(snap: &mut Snap, tweaks: &Tweaks) {
     }
 }
 
-/// Endpoints 7..=17 (sections 8-14, 38-41), the same shape as `gen`'s.
+/// Endpoints 7..=17 (API endpoints 8-14, 38-41), the same shape as `gen`'s.
 pub fn req_spec() -> impl Strategy<Value = ReqSpec> {
     (
         7..18usize,

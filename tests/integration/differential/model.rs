@@ -1,7 +1,7 @@
-//! The naive model: API.md read literally, as straight loops over the raw
-//! table rows. No indexes, no precomputation; every count is recomputed by
-//! scanning every row each time it is needed. Slow on purpose, obviously
-//! right on purpose.
+//! The naive model: the API reference (docs/openapi.yaml) read literally, as
+//! straight loops over the raw table rows. No indexes, no precomputation;
+//! every count is recomputed by scanning every row each time it is needed.
+//! Slow on purpose, obviously right on purpose.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,6 +12,7 @@ use super::gen::NOW_MS;
 use super::target::Req;
 
 mod account;
+mod followers;
 mod following;
 mod leaderboard;
 mod states;
@@ -227,7 +228,7 @@ impl<'a> Model<'a> {
 
     // ------------------------------------------------------ the raw rules
 
-    /// SNAPSHOT.md: L is A's primary list iff primary_lists[A] == L and
+    /// docs/snapshot.md: L is A's primary list iff primary_lists[A] == L and
     /// lists[L].user == A.
     fn primary_of(&self, a: &Address) -> Option<u64> {
         // A list whose user is the zero address has no user, so it is no
@@ -386,9 +387,10 @@ impl<'a> Model<'a> {
 
     // --------------------------------------------------------- endpoints
 
-    /// The expected answer to `req`, by its `endpoint` (0..32: API.md's
-    /// sections 1-14, 38-41, 15-18, 27, 28 and 30-37 in order), path
-    /// parameters, decoded query `pairs` and body.
+    /// The expected answer to `req`, by its `endpoint` (0..41: endpoints
+    /// 1-14, 38-41, 15-18, 27, 28, 30-37, 19-26 and 29 of the API
+    /// reference, in order), path parameters, decoded query `pairs` and
+    /// body.
     pub fn answer(&self, req: &Req) -> Expected {
         let (endpoint, param, pairs) = (req.endpoint, req.param.as_str(), &req.pairs[..]);
         let result = match endpoint {
@@ -401,13 +403,16 @@ impl<'a> Model<'a> {
                 .map(|u| self.badges(&u)),
             3 => self.search(pairs),
             4 => self.notifications(param, pairs),
-            5 => self.followers_endpoint(false, param, pairs),
-            6 => self.followers_endpoint(true, param, pairs),
+            5 => self.followers_endpoint(false, false, param, pairs),
+            6 => self.followers_endpoint(true, true, param, pairs),
             7..=13 => self.account_family(endpoint, param, pairs),
             14..=17 => self.leaderboard_family(endpoint, pairs),
             18..=23 => self.following_family(endpoint, param, pairs),
             24..=27 => self.states_family(endpoint, param, &req.param2, req.body.as_deref()),
-            _ => self.tags_family(endpoint, param, pairs),
+            28..=31 => self.tags_family(endpoint, param, pairs),
+            32 => self.followers_endpoint(false, false, param, pairs),
+            33 => self.followers_endpoint(true, false, param, pairs),
+            _ => self.followers_family(endpoint, param, pairs),
         };
         match result {
             Ok(body) => Expected { status: 200, body },
@@ -612,9 +617,13 @@ impl<'a> Model<'a> {
         Ok(json!({ "summary": summary, "notifications": list }))
     }
 
+    /// 6 (`by_list` false), 7 (`by_list`, `hide`), 19 and 20 (`by_list`
+    /// without `hide`): `hide` leaves out followers whose record carries
+    /// block or mute.
     fn followers_endpoint(
         &self,
         by_list: bool,
+        hide: bool,
         param: &str,
         pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
@@ -637,20 +646,11 @@ impl<'a> Model<'a> {
             None => self.account(param)?,
         };
 
-        let mut rows: Vec<(Address, &RecordRow)> = Vec::new();
-        for f in &self.universe {
-            let Some(r) = self.record(f, &t) else {
-                continue;
-            };
+        let mut rows = self.follower_rows(&t, hide);
+        rows.retain(|(f, _)| {
             let tags = self.tags(f, &t);
-            if by_list && tags.iter().any(|g| g == "block" || g == "mute") {
-                continue;
-            }
-            if !wanted.is_empty() && !tags.iter().any(|g| wanted.contains(&g.as_str())) {
-                continue;
-            }
-            rows.push((*f, r));
-        }
+            wanted.is_empty() || tags.iter().any(|g| wanted.contains(&g.as_str()))
+        });
         rows.sort_by(|(fa, ra), (fb, rb)| {
             let primary = match sort.as_str() {
                 "earliest" => ra.updated_at.cmp(&rb.updated_at),
@@ -659,22 +659,9 @@ impl<'a> Model<'a> {
             };
             primary.then_with(|| fa.cmp(fb))
         });
-        let mut out = Vec::new();
-        for (f, r) in page(rows, offset, limit) {
-            let back = self.record(&t, &f);
-            let back_tags = self.tags(&t, &f);
-            let blocked = back_tags.iter().any(|g| g == "block");
-            let muted = back_tags.iter().any(|g| g == "mute");
-            out.push(json!({
-                "svc_list_nft_token_id": self.primary_of(&f).unwrap().to_string(),
-                "address": addr_text(&f),
-                "tags": self.tags(&f, &t),
-                "is_following": back.is_some() && !blocked && !muted,
-                "is_blocked": blocked,
-                "is_muted": muted,
-                "updated_at": iso(r.updated_at),
-            }));
-        }
+        let out: Vec<Value> = (page(rows, offset, limit).into_iter())
+            .map(|(f, r)| self.follower_entry(&t, &f, Some(r)))
+            .collect();
         Ok(json!({ "followers": out }))
     }
 }

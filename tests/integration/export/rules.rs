@@ -1,6 +1,6 @@
-//! EXPORT.md's finer rules, each on a small database of its own, with the
-//! rows it must export and the skips it counts (or must not) written out
-//! by hand.
+//! The finer rules of docs/export.md, each on a small database of its own,
+//! with the rows it must export and the skips it counts (or must not) written
+//! out by hand.
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,7 @@
-//! The model of sections 8-14: who an account or a list's user is, its
-//! details, counts, lists and primary list. Same style as the parent:
-//! API.md read literally, straight scans of the raw rows.
+//! The model of endpoints 8-14: who an account or a list's user is, its
+//! details, counts, lists and primary list. Same style as the parent: the API
+//! reference (docs/openapi.yaml) read literally, straight scans of the raw
+//! rows.
 
 use followgraph::snapshot::Address;
 use serde_json::{json, Value};

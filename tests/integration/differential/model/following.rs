@@ -1,7 +1,7 @@
-//! The model of sections 15-18, 27 and 28: the records of an account's
+//! The model of endpoints 15-18, 27 and 28: the records of an account's
 //! primary list or of a list's own records, as following entries. Same
-//! style as the parent: API.md read literally, straight scans of the raw
-//! rows.
+//! style as the parent: the API reference read literally, straight scans
+//! of the raw rows.
 
 use followgraph::snapshot::{Address, RecordRow};
 use serde_json::{json, Value};
@@ -30,8 +30,19 @@ impl<'a> Model<'a> {
         tags
     }
 
+    /// The records of `list` (none without one), less those carrying
+    /// block or mute when `hide` (15, 17, 25, 26).
+    pub(super) fn following_rows(&self, list: Option<u64>, hide: bool) -> Vec<&'a RecordRow> {
+        let mut rows = list.map_or_else(Vec::new, |l| self.records_of(l));
+        rows.retain(|r| {
+            let tags = self.record_tags(r.token_id, &r.address);
+            !(hide && tags.iter().any(|g| g == "block" || g == "mute"))
+        });
+        rows
+    }
+
     /// A following entry (with the ens object when `ens`).
-    fn entry(&self, r: &RecordRow, ens: bool) -> Value {
+    pub(super) fn entry(&self, r: &RecordRow, ens: bool) -> Value {
         let a = addr_text(&r.address);
         let mut v = json!({
             "version": 1,
@@ -130,17 +141,11 @@ impl<'a> Model<'a> {
             None => self.primary_of(&self.account(param)?),
         };
 
-        let mut rows: Vec<&RecordRow> = Vec::new();
-        for r in list.map_or_else(Vec::new, |l| self.records_of(l)) {
+        let mut rows = self.following_rows(list, hide);
+        rows.retain(|r| {
             let tags = self.record_tags(r.token_id, &r.address);
-            if hide && tags.iter().any(|g| g == "block" || g == "mute") {
-                continue;
-            }
-            if !wanted.is_empty() && !tags.iter().any(|g| wanted.contains(&g.as_str())) {
-                continue;
-            }
-            rows.push(r);
-        }
+            wanted.is_empty() || tags.iter().any(|g| wanted.contains(&g.as_str()))
+        });
         rows.sort_by(|a, b| {
             let primary = match sort.as_str() {
                 "earliest" => a.updated_at.cmp(&b.updated_at),

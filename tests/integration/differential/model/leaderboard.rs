@@ -1,6 +1,7 @@
-//! The model of sections 38-41 (the ranked leaderboard, its size, every
-//! member, the snapshot's counts) and the leaderboard row 4 and 38 share.
-//! Same style as the parent: API.md read literally, straight scans.
+//! The model of endpoints 38-41 (the ranked leaderboard, its size, every
+//! member, the snapshot's counts) and the leaderboard row 4 and 38 share. Same
+//! style as the parent: the API reference (docs/openapi.yaml) read literally,
+//! straight scans.
 
 use std::collections::BTreeSet;
 

@@ -1,6 +1,7 @@
-//! The model of sections 30-33: the state of one record, as the follow
+//! The model of endpoints 30-33: the state of one record, as the follow
 //! button asks it, and 32's batch of 31 for a POSTed array. Same style as
-//! the parent: API.md read literally, straight scans of the raw rows.
+//! the parent: the API reference read literally, straight scans of the
+//! raw rows.
 
 use followgraph::snapshot::Address;
 use serde_json::{json, Value};
@@ -78,8 +79,8 @@ impl Model<'_> {
 }
 
 /// 32's body: UTF-8 JSON holding an array of at most 1,000 items, else
-/// 400 saying what is wrong (API.md leaves the text free; these are the
-/// README's choices).
+/// 400 saying what is wrong (the API reference leaves the text free;
+/// these are the README's choices).
 fn batch_items(body: &[u8]) -> Result<Vec<Value>, Expected> {
     let Ok(text) = std::str::from_utf8(body) else {
         return Err(err(400, "the body is not UTF-8 text"));

@@ -1,7 +1,7 @@
-//! The model of sections 34-37: the (record, tag) pairs of a list's
+//! The model of endpoints 34-37: the (record, tag) pairs of a list's
 //! records, 35's tag search, and the tags an account's followers put on
-//! it. Same style as the parent: API.md read literally, straight scans of
-//! the raw rows.
+//! it. Same style as the parent: the API reference read literally,
+//! straight scans of the raw rows.
 
 use followgraph::snapshot::Address;
 use serde_json::{json, Map, Value};
