@@ -1,11 +1,14 @@
 //! Differential property test: a naive model of the API reference
 //! (docs/openapi.yaml; straight loops over the raw table rows,
-//! `differential/model.rs`) against the real engine (`api::answer`: route,
-//! parse, resolve and render, in process), over many random small snapshots
-//! and random request targets for endpoints 1-14 and 38-41. Bodies are
-//! compared as exact strings (the model's `serde_json::Value` serialised
-//! compactly, key order kept). On every snapshot the engine's endpoints are
-//! also checked against each other by the API reference's Invariants
+//! `differential/model.rs` and a file per family of endpoints under
+//! `differential/model/`) against the real engine (`api::answer`: route,
+//! parse, resolve and render, in process; `api::answer_with_body` for
+//! 32's POST), over many random small snapshots and random request
+//! targets for endpoints 1-41 (`gen.rs`: 1-7, `gen_more.rs`: 8-14 and
+//! 38-41, `gen_follow.rs`: 15-37). Bodies are compared as exact strings
+//! (the model's `serde_json::Value` serialised compactly, key order
+//! kept). On every snapshot the engine's endpoints are also checked
+//! against each other by the API reference's Invariants
 //! (`check_invariants`).
 //!
 //! Some snapshots also make a round trip through Parquet
@@ -14,6 +17,7 @@
 //! every row (JSON object columns are then stored with spaces).
 
 mod gen;
+mod gen_follow;
 mod gen_more;
 mod model;
 mod target;
@@ -29,13 +33,17 @@ use serde_json::Value;
 
 use gen::{build_req, build_snap, req_spec, snap_spec, Snap, NOW_MS};
 use model::{addr_text, iso, Model};
-use target::Req;
+use target::{encode, Req};
 
 /// Snapshots per run (`DIFFERENTIAL_CASES` overrides it for a longer soak),
-/// and requests per snapshot: to endpoints 1-7, and to 8-14 and 38-41.
+/// and requests per snapshot: to endpoints 1-7, to 8-14 and 38-41, and to
+/// 15-37.
 const CASES: u32 = 768;
 const REQUESTS: std::ops::RangeInclusive<usize> = 40..=60;
 const MORE_REQUESTS: std::ops::RangeInclusive<usize> = 10..=16;
+const FOLLOW_REQUESTS: std::ops::RangeInclusive<usize> = 20..=30;
+/// The model's endpoints (see `Model::answer`).
+const ENDPOINTS: usize = 41;
 
 fn build_graph(snap: &Snap) -> Graph {
     if !snap.via_parquet {
@@ -59,7 +67,13 @@ fn build_graph(snap: &Snap) -> Graph {
 
 /// The engine's answer: status and body.
 fn engine(g: &Graph, req: &Req) -> (u16, String) {
-    match followgraph::api::answer(g, &req.path, &req.query, 1000, NOW_MS) {
+    let answer = match &req.body {
+        None => followgraph::api::answer(g, &req.path, &req.query, 1000, NOW_MS),
+        Some(body) => {
+            followgraph::api::answer_with_body(g, &req.path, &req.query, body, 1000, NOW_MS)
+        }
+    };
+    match answer {
         Ok(body) => (200, body),
         Err(ApiError::UnknownPath(_)) => panic!("{} is a known path", req.path),
         Err(e) => (e.status(), e.body()),
@@ -156,22 +170,23 @@ fn check(snap: &Snap, reqs: &[Req]) -> Result<(), TestCaseError> {
         )));
     }
     for req in reqs {
-        let expected = model.answer(req.endpoint, &req.param, &req.pairs);
+        let expected = model.answer(req);
         let expected_body = serde_json::to_string(&expected.body).unwrap();
         let (status, body) = engine(&graph, req);
         if std::env::var_os("DIFFERENTIAL_STATS").is_some() {
             stats::record(req.endpoint, status, &body);
             if std::env::var_os("DIFFERENTIAL_DUMP").is_some() {
-                eprintln!("{} -> {status} {body}", req.target());
+                eprintln!("{} -> {status} {body}", req.describe());
             }
         }
         if status != expected.status || body != expected_body {
             return Err(TestCaseError::fail(format!(
-                "engine and model disagree\n{}request: GET {}\n  decoded param {:?}, query {:?}\n\
+                "engine and model disagree\n{}request: {}\n  decoded params {:?} {:?}, query {:?}\n\
                  expected: {} {}\nactual:   {} {}",
                 describe(snap),
-                req.target(),
+                req.describe(),
                 req.param,
+                req.param2,
                 req.pairs,
                 expected.status,
                 expected_body,
@@ -211,7 +226,36 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
             .unwrap()
             .len())
     };
+    let following_entries = |target: &str| -> Result<usize, String> {
+        Ok(json(&format!("{target}?limit=1000"))?.1["following"]
+            .as_array()
+            .unwrap()
+            .len())
+    };
     let ensure = |holds: bool, what: String| if holds { Ok(()) } else { Err(what) };
+    // following(X) and followers(X) of every account whose count is above
+    // 0 (the leaderboard's; 0 when not ranked).
+    let (_, v38) = json("/leaderboard/ranked?sort=following&limit=1000")?;
+    let ranked = v38["results"].as_array().unwrap();
+    let (_, v38) = json("/leaderboard/ranked?sort=followers&limit=1000")?;
+    let ranked_followers = v38["results"].as_array().unwrap();
+    let count = |rows: &[Value], a: &str, key: &str| -> String {
+        (rows.iter())
+            .find(|row| row["address"] == a)
+            .map_or("0", |row| row[key].as_str().unwrap())
+            .to_owned()
+    };
+    // 32's body: every account, a name of each `ens` row (upper case),
+    // an unknown name and a null; 31 for each, by the path.
+    let mut items: Vec<Value> = accounts.iter().map(|a| Value::from(addr_text(a))).collect();
+    items.extend(
+        snap.tables
+            .ens
+            .iter()
+            .map(|e| Value::from(e.name.to_uppercase())),
+    );
+    items.extend([Value::from("nobody.eth"), Value::Null]);
+    let batch = serde_json::to_string(&items).unwrap();
     for x in accounts {
         let a = addr_text(x);
         let (_, stats) = json(&format!("/users/{a}/stats"))?;
@@ -219,6 +263,38 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
         ensure(
             stats["followers_count"] == n6,
             format!("{a}: 11 {stats} but 6 has {n6} entries"),
+        )?;
+        let n19 = entries(&format!("/users/{a}/allFollowers"))?;
+        let followers = count(ranked_followers, &a, "followers");
+        ensure(
+            n19 == n6 && followers == n6.to_string(),
+            format!("{a}: 6 has {n6} entries, 19 {n19}, followers(X) is {followers}"),
+        )?;
+        let (_, v6) = json(&format!("/users/{a}/followers?sort=latest&limit=1000"))?;
+        let (_, v21) = json(&format!("/users/{a}/latestFollowers?limit=1000"))?;
+        let cut: Vec<Value> = (v6["followers"].as_array().unwrap().iter())
+            .map(|e| {
+                serde_json::json!({
+                    "address": e["address"],
+                    "svc_list_nft_token_id": e["svc_list_nft_token_id"],
+                    "updated_at": e["updated_at"],
+                })
+            })
+            .collect();
+        ensure(
+            v21["followers"].as_array() == Some(&cut),
+            format!("{a}: 21 {v21} but 6 with sort=latest {v6}"),
+        )?;
+        let n15 = following_entries(&format!("/users/{a}/following"))?;
+        ensure(
+            stats["following_count"] == n15,
+            format!("{a}: 11 {stats} but 15 has {n15} entries"),
+        )?;
+        let following = count(ranked, &a, "following");
+        let n16 = following_entries(&format!("/users/{a}/allFollowing"))?;
+        ensure(
+            following == n16.to_string(),
+            format!("{a}: 16 has {n16} entries but the leaderboard's following is {following}"),
         )?;
         let (details, v10) = json(&format!("/users/{a}/details"))?;
         let (_, v13) = json(&format!("/users/{a}/lists"))?;
@@ -261,6 +337,12 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
                 !is_primary || v12["following_count"] == stats["following_count"],
                 format!("{a}: 11 {stats} but 12 of its primary list {id} {v12}"),
             )?;
+            let n17 = following_entries(&format!("/lists/{id}/following"))?;
+            ensure(
+                v12["following_count"] == n17,
+                format!("list {id}: 12 {v12} but 17 has {n17} entries"),
+            )?;
+            check_own_records(g, &id, &batch, &items)?;
         }
     }
     let (_, v39) = json("/leaderboard/count")?;
@@ -272,6 +354,62 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
         v39["leaderboardCount"] == n40_text,
         format!("39 {v39} but 40 has {n40} entries"),
     )
+}
+
+/// The invariants of one list's own records (a list with a user): 27 =
+/// the addresses of 28 in order, and its length = entries of 18; item i
+/// of 32 (POSTed `batch`, whose items are `items`) = 31 for that item (a
+/// null state where 31 answers 404).
+fn check_own_records(g: &Graph, id: &str, batch: &str, items: &[Value]) -> Result<(), String> {
+    let json = |target: &str| -> Result<Value, String> {
+        match get(g, target) {
+            (200, body) => Ok(serde_json::from_str(&body).unwrap()),
+            (status, body) => Err(format!("GET {target}: {status} {body}")),
+        }
+    };
+    let v27 = json(&format!("/lists/{id}/allFollowingAddresses"))?;
+    let v28 = json(&format!("/exportState/{id}"))?;
+    let of_28: Vec<Value> = (v28["following"].as_array().unwrap().iter())
+        .map(|e| e["address"].clone())
+        .collect();
+    if v27.as_array() != Some(&of_28) {
+        return Err(format!("list {id}: 27 {v27} but 28 {v28}"));
+    }
+    let v18 = json(&format!("/lists/{id}/allFollowing?limit=1000"))?;
+    let n18 = v18["following"].as_array().unwrap().len();
+    if of_28.len() != n18 {
+        return Err(format!("list {id}: 27 {v27} but 18 has {n18} entries"));
+    }
+    let path = format!("/api/v1/lists/{id}/buttonStateBatch");
+    let v32: Value =
+        match followgraph::api::answer_with_body(g, &path, "", batch.as_bytes(), 1000, NOW_MS) {
+            Ok(body) => serde_json::from_str(&body).unwrap(),
+            Err(e) => return Err(format!("POST {path} {batch}: {} {}", e.status(), e.body())),
+        };
+    let answers = v32.as_array().unwrap();
+    if answers.len() != items.len() {
+        return Err(format!("list {id}: 32 {v32} for {batch}"));
+    }
+    for (item, answer) in items.iter().zip(answers) {
+        let one = match item.as_str() {
+            Some(text) => get(
+                g,
+                &format!("/lists/{id}/{}/buttonState", encode(text, false, 0)),
+            ),
+            None => (404, String::new()),
+        };
+        let holds = match &one {
+            (200, body) => serde_json::from_str::<Value>(body).unwrap() == *answer,
+            _ => answer["state"].is_null() && answer["address"] == *item,
+        };
+        if !holds {
+            return Err(format!(
+                "list {id}: 32's item {item} {answer} but 31 {} {}",
+                one.0, one.1
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Opt-in (`DIFFERENTIAL_STATS=1`, with `--nocapture`): how many answers of
@@ -291,7 +429,7 @@ mod stats {
 
     pub fn print() {
         let seen = SEEN.lock().unwrap();
-        for endpoint in 0..18 {
+        for endpoint in 0..super::ENDPOINTS {
             let of: Vec<_> = seen.iter().filter(|s| s.0 == endpoint).collect();
             let ok: Vec<_> = of.iter().filter(|s| s.1 == 200).collect();
             let mut hist = std::collections::BTreeMap::new();
@@ -324,14 +462,19 @@ fn differential_engine_matches_naive_model() {
     let strategy = (
         snap_spec(),
         gen_more::tweaks(),
+        gen_follow::tweaks(),
         prop::collection::vec(req_spec(), REQUESTS),
         prop::collection::vec(gen_more::req_spec(), MORE_REQUESTS),
+        prop::collection::vec(gen_follow::req_spec(), FOLLOW_REQUESTS),
     );
-    let result = runner.run(&strategy, |(spec, tweaks, req_specs, more_specs)| {
+    let result = runner.run(&strategy, |args| {
+        let (spec, tweaks, same_time, req_specs, more_specs, follow_specs) = args;
         let mut snap = build_snap(&spec);
         gen_more::tweak_snap(&mut snap, &tweaks);
+        gen_follow::tweak_snap(&mut snap, &same_time);
         let reqs: Vec<Req> = (req_specs.iter().map(|r| build_req(r, &snap)))
             .chain(more_specs.iter().map(|r| gen_more::build_req(r, &snap)))
+            .chain(follow_specs.iter().map(|r| gen_follow::build_req(r, &snap)))
             .collect();
         check(&snap, &reqs)
     });

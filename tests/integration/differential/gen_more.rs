@@ -128,7 +128,7 @@ pub(super) fn list_subject(kind: u8, idx: usize, snap: &Snap) -> String {
 /// An `{addressOrENS}`: half the time `gen`'s, else a list's user, owner
 /// or manager (often only one of them), the zero address, or the name of
 /// a list's owner.
-fn user_subject(kind: u8, idx: usize, seed: u64, snap: &Snap) -> String {
+pub(super) fn user_subject(kind: u8, idx: usize, seed: u64, snap: &Snap) -> String {
     let lists = &snap.tables.lists;
     let role = |r: usize| {
         let l = &lists[idx % lists.len()];

@@ -9,9 +9,14 @@ use followgraph::snapshot::{Address, EnsRow, OpRow, RecordRow, Tables};
 use serde_json::{json, Value};
 
 use super::gen::NOW_MS;
+use super::target::Req;
 
 mod account;
+mod followers;
+mod following;
 mod leaderboard;
+mod states;
+mod tags;
 
 const MAX_LIMIT: u64 = 1000;
 const ZERO: Address = [0; 20];
@@ -382,10 +387,12 @@ impl<'a> Model<'a> {
 
     // --------------------------------------------------------- endpoints
 
-    /// The expected answer to endpoint `endpoint` (0..18: endpoints 1-14 and
-    /// 38-41 of the API reference, in order) with path parameter `param` and
-    /// decoded query `pairs`.
-    pub fn answer(&self, endpoint: usize, param: &str, pairs: &[(String, String)]) -> Expected {
+    /// The expected answer to `req`, by its `endpoint` (0..41: endpoints
+    /// 1-14, 38-41, 15-18, 27, 28, 30-37, 19-26 and 29 of the API
+    /// reference, in order), path parameters, decoded query `pairs` and
+    /// body.
+    pub fn answer(&self, req: &Req) -> Expected {
+        let (endpoint, param, pairs) = (req.endpoint, req.param.as_str(), &req.pairs[..]);
         let result = match endpoint {
             0 => Self::token_id(param)
                 .and_then(|t| self.list_user(t))
@@ -396,10 +403,16 @@ impl<'a> Model<'a> {
                 .map(|u| self.badges(&u)),
             3 => self.search(pairs),
             4 => self.notifications(param, pairs),
-            5 => self.followers_endpoint(false, param, pairs),
-            6 => self.followers_endpoint(true, param, pairs),
+            5 => self.followers_endpoint(false, false, param, pairs),
+            6 => self.followers_endpoint(true, true, param, pairs),
             7..=13 => self.account_family(endpoint, param, pairs),
-            _ => self.leaderboard_family(endpoint, pairs),
+            14..=17 => self.leaderboard_family(endpoint, pairs),
+            18..=23 => self.following_family(endpoint, param, pairs),
+            24..=27 => self.states_family(endpoint, param, &req.param2, req.body.as_deref()),
+            28..=31 => self.tags_family(endpoint, param, pairs),
+            32 => self.followers_endpoint(false, false, param, pairs),
+            33 => self.followers_endpoint(true, false, param, pairs),
+            _ => self.followers_family(endpoint, param, pairs),
         };
         match result {
             Ok(body) => Expected { status: 200, body },
@@ -604,9 +617,13 @@ impl<'a> Model<'a> {
         Ok(json!({ "summary": summary, "notifications": list }))
     }
 
+    /// 6 (`by_list` false), 7 (`by_list`, `hide`), 19 and 20 (`by_list`
+    /// without `hide`): `hide` leaves out followers whose record carries
+    /// block or mute.
     fn followers_endpoint(
         &self,
         by_list: bool,
+        hide: bool,
         param: &str,
         pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
@@ -629,20 +646,11 @@ impl<'a> Model<'a> {
             None => self.account(param)?,
         };
 
-        let mut rows: Vec<(Address, &RecordRow)> = Vec::new();
-        for f in &self.universe {
-            let Some(r) = self.record(f, &t) else {
-                continue;
-            };
+        let mut rows = self.follower_rows(&t, hide);
+        rows.retain(|(f, _)| {
             let tags = self.tags(f, &t);
-            if by_list && tags.iter().any(|g| g == "block" || g == "mute") {
-                continue;
-            }
-            if !wanted.is_empty() && !tags.iter().any(|g| wanted.contains(&g.as_str())) {
-                continue;
-            }
-            rows.push((*f, r));
-        }
+            wanted.is_empty() || tags.iter().any(|g| wanted.contains(&g.as_str()))
+        });
         rows.sort_by(|(fa, ra), (fb, rb)| {
             let primary = match sort.as_str() {
                 "earliest" => ra.updated_at.cmp(&rb.updated_at),
@@ -651,22 +659,9 @@ impl<'a> Model<'a> {
             };
             primary.then_with(|| fa.cmp(fb))
         });
-        let mut out = Vec::new();
-        for (f, r) in page(rows, offset, limit) {
-            let back = self.record(&t, &f);
-            let back_tags = self.tags(&t, &f);
-            let blocked = back_tags.iter().any(|g| g == "block");
-            let muted = back_tags.iter().any(|g| g == "mute");
-            out.push(json!({
-                "svc_list_nft_token_id": self.primary_of(&f).unwrap().to_string(),
-                "address": addr_text(&f),
-                "tags": self.tags(&f, &t),
-                "is_following": back.is_some() && !blocked && !muted,
-                "is_blocked": blocked,
-                "is_muted": muted,
-                "updated_at": iso(r.updated_at),
-            }));
-        }
+        let out: Vec<Value> = (page(rows, offset, limit).into_iter())
+            .map(|(f, r)| self.follower_entry(&t, &f, Some(r)))
+            .collect();
         Ok(json!({ "followers": out }))
     }
 }

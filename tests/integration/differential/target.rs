@@ -5,14 +5,19 @@
 use followgraph::snapshot::Address;
 
 /// A built request: the target the engine parses, and the decoded path
-/// parameter and query pairs the model reads.
+/// parameters and query pairs the model reads.
 #[derive(Clone, Debug)]
 pub struct Req {
     pub endpoint: usize,
     pub path: String,
     pub query: String,
     pub param: String,
+    /// The second path parameter (the account of 30, 31 and 33), else
+    /// empty.
+    pub param2: String,
     pub pairs: Vec<(String, String)>,
+    /// The body of a POST (32), else None (a GET).
+    pub body: Option<Vec<u8>>,
 }
 
 impl Req {
@@ -21,6 +26,18 @@ impl Req {
             self.path.clone()
         } else {
             format!("{}?{}", self.path, self.query)
+        }
+    }
+
+    /// `GET <target>`, or `POST <target>` and its body.
+    pub fn describe(&self) -> String {
+        match &self.body {
+            None => format!("GET {}", self.target()),
+            Some(body) => format!(
+                "POST {}\n  body {:?}",
+                self.target(),
+                String::from_utf8_lossy(body)
+            ),
         }
     }
 }
@@ -98,6 +115,8 @@ pub fn with_query(
             _ => query.join("&"),
         },
         param,
+        param2: String::new(),
         pairs,
+        body: None,
     }
 }

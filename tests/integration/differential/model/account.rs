@@ -53,7 +53,7 @@ impl Model<'_> {
 
     /// The visible tags of list `token`'s record of `x` (any list, primary
     /// or not): none without the record.
-    fn list_tags(&self, token: u64, x: &Address) -> Vec<&str> {
+    pub(super) fn list_tags(&self, token: u64, x: &Address) -> Vec<&str> {
         let has_record = self
             .t
             .list_records
