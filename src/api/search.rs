@@ -103,36 +103,34 @@ pub fn render_followers(
     let index = g.search_index();
     let followers = g.followers_by_address(t);
     // Candidates in address order, so the first `offset + limit` kept are
-    // the page; they are checked against their records a batch at a time
-    // (which also drops those that do not follow T). A rare term of 3+
-    // bytes: its matches in the whole leaderboard from the trigram index
-    // (every follower is on it), fewer than the followers; else the
-    // followers tested one by one.
-    let rare = index
-        .matches_bound(term)
-        .is_some_and(|bound| bound < followers.len() / 4);
-    let found: Vec<AccountId>;
+    // the page; they are checked against their records a batch at a time.
+    // A term of 3+ bytes whose rarest trigram is rarer than T's followers:
+    // the trigram index's candidates (every follower is on the leaderboard)
+    // merged with the followers, then only those tested; else every
+    // follower tested, stopping at the page.
     let term_text = term;
     let term = Term::new(term);
-    let mut matches: Box<dyn Iterator<Item = AccountId>> = if rare {
+    let sparse = index
+        .matches_bound(term_text)
+        .is_some_and(|bound| bound < followers.len());
+    let common: Vec<AccountId>;
+    let members: &[AccountId] = if sparse {
         let board = g.leaderboard();
-        let address = |id| g.address(id);
         let mut ids: Vec<AccountId> = index
-            .find(term_text, 0, usize::MAX, board.len(), |p| board[p], address)
+            .candidates(term_text)
             .into_iter()
             .map(|p| board[p])
             .collect();
         ids.sort_unstable();
-        found = ids;
-        Box::new(found.iter().copied())
+        common = sorted_intersection(&ids, followers);
+        &common
     } else {
-        Box::new(
-            followers
-                .iter()
-                .copied()
-                .filter(|&f| index.matches(&term, f, g.address(f))),
-        )
+        followers
     };
+    let mut matches = members
+        .iter()
+        .copied()
+        .filter(|&f| index.matches(&term, f, g.address(f)));
     let mut page: Vec<(AccountId, Record)> = Vec::with_capacity(limit.min(64));
     let mut skip = offset;
     let (mut batch, mut pairs, mut records) = (Vec::new(), Vec::new(), Vec::new());
@@ -142,9 +140,8 @@ pub fn render_followers(
         if batch.is_empty() {
             break;
         }
-        // Unless candidates may not follow T, a batch to skip needs no
-        // records.
-        if !rare && exclude == Exclude::Nobody && skip >= batch.len() {
+        // Every candidate follows T: a batch to skip needs no records.
+        if exclude == Exclude::Nobody && skip >= batch.len() {
             skip -= batch.len();
             continue;
         }
@@ -296,4 +293,57 @@ fn common_followers(g: &Graph, a: AccountId, l: AccountId) -> Vec<AccountId> {
             .is_some_and(|r| shown(g, r.tagset))
     });
     candidates
+}
+
+/// The values in both ascending lists: galloping through the longer one,
+/// so a few candidates cost their count times a log, not the whole set.
+fn sorted_intersection(short: &[AccountId], long: &[AccountId]) -> Vec<AccountId> {
+    let (short, mut long) = if short.len() <= long.len() {
+        (short, long)
+    } else {
+        (long, short)
+    };
+    let mut out = Vec::new();
+    for &x in short {
+        // Exponential search for the first value >= x.
+        let mut step = 1;
+        while step < long.len() && long[step - 1] < x {
+            step *= 2;
+        }
+        let end = step.min(long.len());
+        let i = long[..end].partition_point(|&y| y < x);
+        long = &long[i..];
+        if long.first() == Some(&x) {
+            out.push(x);
+            long = &long[1..];
+        }
+        if long.is_empty() {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sorted_intersection;
+
+    #[test]
+    fn intersection_of_sorted_lists() {
+        let long: Vec<u32> = (0..1000).map(|i| i * 3).collect();
+        for short in [
+            vec![],
+            vec![0],
+            vec![2997, 5000],
+            vec![1, 3, 4, 6, 300, 301, 2999],
+        ] {
+            let want: Vec<u32> = short
+                .iter()
+                .copied()
+                .filter(|x| x % 3 == 0 && *x < 3000)
+                .collect();
+            assert_eq!(sorted_intersection(&short, &long), want, "{short:?}");
+            assert_eq!(sorted_intersection(&long, &short), want, "{short:?}");
+        }
+    }
 }

@@ -458,6 +458,49 @@ impl SearchIndex {
             || (term.may_be_in_address && contains(&address_bytes(address), term.lower.as_bytes()))
     }
 
+    /// Leaderboard positions holding every trigram of `term` (3+ bytes),
+    /// ascending, until `visit` returns true: a leapfrog intersection
+    /// driven by the shortest list, the longer ones jumping over whole
+    /// blocks, so a rare term costs about its rarest trigram's list, not
+    /// its commonest's. Candidates only: the text may still not hold the
+    /// term.
+    fn each_candidate(&self, term: &[u8], mut visit: impl FnMut(usize) -> bool) {
+        let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
+        grams.sort_unstable();
+        grams.dedup();
+        let mut lists: Vec<Cursor<'_>> = grams.iter().map(|&g| self.cursor(g)).collect();
+        lists.sort_by_key(|c| c.bytes.len());
+        let mut target = 0;
+        'walk: while let Some(candidate) = lists[0].seek(target) {
+            for list in &mut lists[1..] {
+                match list.seek(candidate) {
+                    None => break 'walk,
+                    Some(p) if p > candidate => {
+                        target = p;
+                        continue 'walk;
+                    }
+                    Some(_) => {}
+                }
+            }
+            if visit(candidate) {
+                break;
+            }
+            target = candidate + 1;
+        }
+    }
+
+    /// The leaderboard positions holding every trigram of `term_lower`
+    /// (3+ bytes), ascending: a superset of its matches, to intersect with
+    /// a set before testing the members left ([`SearchIndex::matches`]).
+    pub fn candidates(&self, term_lower: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.each_candidate(term_lower.as_bytes(), |p| {
+            out.push(p);
+            false
+        });
+        out
+    }
+
     /// Leaderboard positions whose address or name contains `term_lower`
     /// (already trimmed and lower-cased, non-empty), in leaderboard order,
     /// after skipping `offset` matches, at most `limit`. `id_at(p)` is the
@@ -489,32 +532,7 @@ impl SearchIndex {
                 }
             }
         } else {
-            // Positions holding every trigram of the term: a leapfrog
-            // intersection driven by the shortest list, the longer ones
-            // jumping over whole blocks, so a rare term costs about its
-            // rarest trigram's list, not its commonest's.
-            let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
-            grams.sort_unstable();
-            grams.dedup();
-            let mut lists: Vec<Cursor<'_>> = grams.iter().map(|&g| self.cursor(g)).collect();
-            lists.sort_by_key(|c| c.bytes.len());
-            let mut target = 0;
-            'walk: while let Some(candidate) = lists[0].seek(target) {
-                for list in &mut lists[1..] {
-                    match list.seek(candidate) {
-                        None => break 'walk,
-                        Some(p) if p > candidate => {
-                            target = p;
-                            continue 'walk;
-                        }
-                        Some(_) => {}
-                    }
-                }
-                if keep(candidate) {
-                    break;
-                }
-                target = candidate + 1;
-            }
+            self.each_candidate(term, keep);
         }
         found.drain(..offset.min(found.len()));
         found
