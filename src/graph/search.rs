@@ -186,16 +186,16 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// A search term, trimmed and lower-cased, with what is known of it before
 /// any account is tested.
 #[derive(Clone, Debug)]
-pub struct Term {
-    lower: String,
+pub struct Term<'a> {
+    lower: &'a str,
     /// Only `0-9a-fx` can be part of `0x` + lower-case hex.
     may_be_in_address: bool,
 }
 
-impl Term {
-    pub fn new(lower: &str) -> Term {
+impl<'a> Term<'a> {
+    pub fn new(lower: &'a str) -> Term<'a> {
         Term {
-            lower: lower.to_owned(),
+            lower,
             may_be_in_address: lower.len() <= 42
                 && lower
                     .bytes()
@@ -453,7 +453,7 @@ impl SearchIndex {
     /// Whether account `id` (at `address`) matches `term`: its address or
     /// its name contains the term.
     #[inline]
-    pub fn matches(&self, term: &Term, id: AccountId, address: &Address) -> bool {
+    pub fn matches(&self, term: &Term<'_>, id: AccountId, address: &Address) -> bool {
         contains(self.name(id).as_bytes(), term.lower.as_bytes())
             || (term.may_be_in_address && contains(&address_bytes(address), term.lower.as_bytes()))
     }
