@@ -77,14 +77,64 @@ pub fn str_len(s: &str) -> usize {
         .sum::<usize>()
 }
 
-pub fn push_num(out: &mut String, n: u64) {
-    use std::fmt::Write;
-    let _ = write!(out, "{n}");
+/// Appends `n` in decimal. By hand: `write!` goes through `core::fmt`,
+/// which showed at ~2 µs a request in the ranked leaderboard's profile.
+pub fn push_num(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
+/// Appends a signed `n` in decimal.
+pub fn push_int(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    push_num(out, n.unsigned_abs());
+}
+
+/// Appends `n` zero-padded to `width` digits (`n` < 10^width).
+pub fn push_padded(out: &mut String, n: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut n = n;
+    let width = width.min(digits.len());
+    for at in (0..width).rev() {
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.extend(digits[..width].iter().map(|&d| char::from(d)));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_like_display() {
+        for n in [0, 7, 10, 99, 100, 12_345, u64::from(u32::MAX), u64::MAX] {
+            let mut out = String::from("x");
+            push_num(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
+        for n in [0, -1, 42, i64::MIN, i64::MAX] {
+            let mut out = String::new();
+            push_int(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
+        let mut out = String::new();
+        push_padded(&mut out, 7, 3);
+        push_padded(&mut out, 2024, 4);
+        push_padded(&mut out, 0, 2);
+        assert_eq!(out, "007202400");
+    }
 
     #[test]
     fn escapes_like_serde_json() {

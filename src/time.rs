@@ -19,10 +19,23 @@ pub fn write_iso_ms(out: &mut String, ms: i64) {
     let (hh, mm, ss) = (secs / 3600, (secs / 60) % 60, secs % 60);
     use std::fmt::Write;
     if (0..=9999).contains(&y) {
-        let _ = write!(
-            out,
-            "{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}.{millis:03}Z"
-        );
+        // By hand (not `write!`): every row of a follower list has a time.
+        use crate::json::push_padded;
+        let field = |x: i64| x as u64;
+        push_padded(out, field(y), 4);
+        out.push('-');
+        push_padded(out, field(m), 2);
+        out.push('-');
+        push_padded(out, field(d), 2);
+        out.push('T');
+        push_padded(out, field(hh), 2);
+        out.push(':');
+        push_padded(out, field(mm), 2);
+        out.push(':');
+        push_padded(out, field(ss), 2);
+        out.push('.');
+        push_padded(out, field(millis), 3);
+        out.push('Z');
     } else {
         // Out-of-range years keep ISO 8601's expanded form with a sign.
         let _ = write!(
@@ -114,6 +127,25 @@ mod tests {
         assert_eq!(format_iso_ms(1_728_935_138_617), "2024-10-14T19:45:38.617Z");
         assert_eq!(format_iso_ms(-1), "1969-12-31T23:59:59.999Z");
         assert_eq!(format_iso_ms(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn formats_like_the_padded_format_string() {
+        let mut ms: i64 = 1;
+        for _ in 0..2_000 {
+            ms = ms.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1) % 253_402_300_799_999;
+            let ms = ms.abs();
+            let (y, m, d) = civil_from_days(ms.div_euclid(86_400_000));
+            let t = ms.rem_euclid(86_400_000);
+            let expected = format!(
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+                t / 3_600_000,
+                t / 60_000 % 60,
+                t / 1000 % 60,
+                t % 1000
+            );
+            assert_eq!(format_iso_ms(ms), expected);
+        }
     }
 
     #[test]

@@ -15,7 +15,9 @@ pub fn render(g: &Graph, account: Option<AccountId>, out: &mut String) {
             out.push(',');
         }
         out.push_str("{\"eventId\":");
-        push_str(out, &event.event_id.to_string());
+        out.push('"');
+        crate::json::push_int(out, event.event_id);
+        out.push('"');
         let holding = held.next_if(|h| h.event as usize == i);
         match holding {
             Some(h) => {

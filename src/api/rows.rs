@@ -51,7 +51,7 @@ pub fn push_ens(out: &mut String, p: Option<Profile<'_>>) {
     out.push(',');
     push_key(out, "fresh");
     match p.and_then(|p| p.fresh()) {
-        Some(f) => out.push_str(&f.to_string()),
+        Some(f) => crate::json::push_int(out, f),
         None => out.push_str("null"),
     }
     out.push(',');

