@@ -12,7 +12,7 @@
 
 use super::build::{limit, Stop};
 use super::intern::Interner;
-use super::{prefetch, AccountId};
+use super::{prefetch, AccountId, FastMap};
 use crate::snapshot::{Address, EnsRow};
 
 /// The text columns of `ens`, each the index of its slot in a profile.
@@ -28,17 +28,34 @@ enum EnsField {
     Errors,
 }
 
+/// Texts up to this long are written to the arena once, however many
+/// profiles hold them.
+const SHARED_MAX_BYTES: usize = 48;
+
+/// Where `text` lies once written at `start`, or the 4 GiB limit.
+fn text_ref(start: usize, text: &str, file: &str) -> Result<TextRef, Stop> {
+    let fits = |n: usize| u32::try_from(n).ok().filter(|&n| n != u32::MAX);
+    match (fits(start), fits(text.len()), fits(start + text.len())) {
+        (Some(start), Some(len), Some(_)) => Ok(TextRef { start, len }),
+        _ => Err(limit(file, "more than 4 GiB of profile text")),
+    }
+}
+
 impl EnsField {
     const COUNT: usize = 8;
-    /// Every field in slot order (which is also arena order).
-    const ALL: [EnsField; EnsField::COUNT] = [
-        EnsField::Name,
+    /// The order a profile's texts are written in: longest usually first,
+    /// so that a later one found inside an earlier one (the name in an
+    /// avatar URL such as `https://euc.li/{name}`, a display name equal to
+    /// the name) points there instead of being written again. A third of
+    /// the arena at a million accounts.
+    const WRITE_ORDER: [EnsField; EnsField::COUNT] = [
         EnsField::Avatar,
         EnsField::Header,
+        EnsField::Name,
         EnsField::Display,
+        EnsField::Resolver,
         EnsField::Records,
         EnsField::Chains,
-        EnsField::Resolver,
         EnsField::Errors,
     ];
 
@@ -182,36 +199,47 @@ pub(super) struct ProfilesBuilder {
 impl ProfilesBuilder {
     pub(super) fn new(ens: &[EnsRow], interner: &Interner, file: &str) -> Result<Self, Stop> {
         let mut arena = String::new();
-        let mut put = |text: Option<&str>| -> Result<TextRef, Stop> {
-            let Some(text) = text else {
-                return Ok(NULL_TEXT);
-            };
-            let start = u32::try_from(arena.len())
-                .ok()
-                .filter(|s| {
-                    s.checked_add(text.len() as u32).is_some() && text.len() < u32::MAX as usize
-                })
-                .ok_or_else(|| limit(file, "more than 4 GiB of profile text"))?;
-            arena.push_str(text);
-            Ok(TextRef {
-                start,
-                len: text.len() as u32,
-            })
-        };
+        // Short texts many profiles share ("{}", a public resolver) are
+        // written once.
+        let mut shared: FastMap<&str, TextRef> = FastMap::default();
         let addresses: Vec<Address> = ens.iter().map(|e| e.address).collect();
         let ids = interner.ids_par(&addresses);
         drop(addresses);
         let mut slots = Vec::with_capacity(ens.len());
         for e in ens {
             let mut texts = [NULL_TEXT; EnsField::COUNT];
-            for field in EnsField::ALL {
-                texts[field as usize] = put(field.of(e))?;
+            let profile_start = arena.len();
+            for field in EnsField::WRITE_ORDER {
+                let Some(text) = field.of(e) else { continue };
+                let within_profile = (!text.is_empty())
+                    .then(|| arena[profile_start..].find(text))
+                    .flatten();
+                texts[field as usize] = if let Some(at) = within_profile {
+                    // The name inside its avatar URL, the display name
+                    // that is the name.
+                    text_ref(profile_start + at, text, file)?
+                } else if text.len() <= SHARED_MAX_BYTES {
+                    match shared.get(text) {
+                        Some(&r) => r,
+                        None => {
+                            let r = text_ref(arena.len(), text, file)?;
+                            arena.push_str(text);
+                            shared.insert(text, r);
+                            r
+                        }
+                    }
+                } else {
+                    let r = text_ref(arena.len(), text, file)?;
+                    arena.push_str(text);
+                    r
+                };
             }
             slots.push(ProfileSlots {
                 texts,
                 fresh: e.fresh,
             });
         }
+        drop(shared);
         arena.shrink_to_fit();
         Ok(ProfilesBuilder { ids, slots, arena })
     }
@@ -240,10 +268,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_field_has_its_own_slot_in_order() {
-        for (i, field) in EnsField::ALL.into_iter().enumerate() {
-            assert_eq!(field as usize, i);
-        }
+    fn every_field_is_written_and_has_its_own_slot() {
+        let mut slots: Vec<usize> = EnsField::WRITE_ORDER.iter().map(|&f| f as usize).collect();
+        slots.sort_unstable();
+        assert_eq!(slots, (0..EnsField::COUNT).collect::<Vec<_>>());
     }
 
     #[test]
@@ -275,5 +303,41 @@ mod tests {
         assert_eq!(p.resolver(), Some("resolver"));
         assert_eq!(p.errors(), None);
         assert_eq!(p.fresh(), Some(42));
+    }
+
+    #[test]
+    fn texts_inside_another_or_shared_are_written_once() {
+        let row = |name: &str, records: &str| EnsRow {
+            address: [name.len() as u8; 20],
+            name: name.into(),
+            avatar: Some(format!("https://euc.li/{name}")),
+            header: Some(String::new()),
+            display: Some(name.into()),
+            records: Some(records.into()),
+            chains: Some("{}".into()),
+            resolver: Some("0x231b0ee14048e9dccd1d247744d114a4eb5e8e63".into()),
+            errors: Some("{}".into()),
+            fresh: None,
+        };
+        let long = format!("{{\"description\":\"{}\"}}", "x".repeat(60));
+        let rows = [row("alice.eth", "{}"), row("bob.eth", &long)];
+        let interner = Interner::new(2);
+        let profiles = ProfilesBuilder::new(&rows, &interner, "ens")
+            .unwrap_or_else(|_| panic!("valid profiles"))
+            .finish(2, &[0, 1]);
+        // Each avatar, the long records and "{}", the resolver and "" once.
+        let written = 2 * "https://euc.li/".len() + "alice.eth".len() + "bob.eth".len();
+        assert_eq!(profiles.arena.len(), written + long.len() + 2 + 42);
+        for (id, r) in rows.iter().enumerate() {
+            let p = profiles.get(id as u32).expect("a profile");
+            assert_eq!(p.name(), r.name);
+            assert_eq!(p.avatar(), r.avatar.as_deref());
+            assert_eq!(p.header(), Some(""));
+            assert_eq!(p.display(), Some(r.name.as_str()));
+            assert_eq!(p.records(), r.records.as_deref());
+            assert_eq!(p.chains(), Some("{}"));
+            assert_eq!(p.resolver(), r.resolver.as_deref());
+            assert_eq!(p.errors(), Some("{}"));
+        }
     }
 }
