@@ -7,6 +7,7 @@
 
 use crate::error::ApiError;
 use crate::graph::{AccountId, FastMap, Graph, RecordRow};
+use crate::snapshot::Address;
 use crate::json::{push_key, push_num, push_num_str, push_str};
 
 use super::query_string::{trim, Query};
@@ -61,7 +62,10 @@ fn push_subject(subject: &Subject<'_>, out: &mut String) {
 pub fn render_tags(g: &Graph, subject: Subject<'_>, row: RecordRow<'_>, out: &mut String) {
     let pairs = row
         .tagged()
-        .flat_map(|(i, set)| g.tagset(set).iter().map(move |&tag| (row.targets[i], tag)))
+        .flat_map(|(i, set)| {
+            let address = g.address(row.targets[i]);
+            g.tagset(set).iter().map(move |&tag| (address, tag))
+        })
         .collect();
     push_pairs(g, &subject, pairs, out);
 }
@@ -71,7 +75,7 @@ pub fn render_tagged_as(g: &Graph, subject: Subject<'_>, t: Option<AccountId>, o
     let pairs = match t {
         Some(t) => g
             .tagged_by(t)
-            .flat_map(|(f, set)| g.tagset(set).iter().map(move |&tag| (f, tag)))
+            .flat_map(|(address, set)| g.tagset(set).iter().map(move |&tag| (address, tag)))
             .collect(),
         None => Vec::new(),
     };
@@ -82,7 +86,7 @@ pub fn render_tagged_as(g: &Graph, subject: Subject<'_>, t: Option<AccountId>, o
 /// pairs given in their order (address, then tag bytes: rows and the
 /// tagged-by index are by address, a tag set's tags by bytes): tags
 /// counted by id, then only the distinct ones sorted by bytes.
-fn push_pairs(g: &Graph, subject: &Subject<'_>, pairs: Vec<(AccountId, u32)>, out: &mut String) {
+fn push_pairs(g: &Graph, subject: &Subject<'_>, pairs: Vec<(&Address, u32)>, out: &mut String) {
     let text = |tag: u32| g.tag_text(tag).as_bytes();
     debug_assert!(pairs
         .windows(2)
@@ -116,23 +120,13 @@ fn push_pairs(g: &Graph, subject: &Subject<'_>, pairs: Vec<(AccountId, u32)>, ou
         out.push('}');
     }
     out.push_str("],\"taggedAddresses\":[");
-    // A hub has ~10k taggers spread over the address array: asking for
-    // each address some pairs ahead overlaps the cache misses that one
-    // load after another would serialise (3x on the 1M bench).
-    const AHEAD: usize = 16;
     out.reserve(pairs.len() * 72);
-    for &(who, _) in pairs.iter().take(AHEAD) {
-        g.prefetch_address(who);
-    }
-    for (i, &(who, tag)) in pairs.iter().enumerate() {
-        if let Some(&(ahead, _)) = pairs.get(i + AHEAD) {
-            g.prefetch_address(ahead);
-        }
+    for (i, &(address, tag)) in pairs.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         out.push_str("{\"address\":");
-        push_address(out, g.address(who));
+        push_address(out, address);
         out.push_str(",\"tag\":");
         push_str(out, g.tag_text(tag));
         out.push('}');

@@ -174,7 +174,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     let tags = tags.finish();
     let records = Records::new(following, record_tagsets.sets);
     let other_lists = Records::new(other_lists, list_tagsets.sets);
-    let tagged_by = TaggedBy::build(&records);
+    let tagged_by = TaggedBy::build(&records, accounts.addresses());
     timer.done("tagsets");
 
     // 5. Counts and the leaderboard, then the largest scratch space

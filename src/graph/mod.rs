@@ -290,9 +290,9 @@ impl Graph {
     pub fn followers_latest(&self, t: AccountId) -> &[AccountId] {
         self.followers.latest(t)
     }
-    /// (follower, tag set) of the followers' records of T that carry
-    /// tags, followers ascending.
-    pub fn tagged_by(&self, t: AccountId) -> impl Iterator<Item = (AccountId, u32)> + '_ {
+    /// (follower's address, tag set) of the followers' records of T that
+    /// carry tags, followers ascending.
+    pub fn tagged_by(&self, t: AccountId) -> impl Iterator<Item = (&Address, u32)> + '_ {
         self.tagged_by.of(t)
     }
     /// T's followers, address ascending.
