@@ -36,8 +36,18 @@ pub(super) struct Counts {
 /// 0, as (count, rank) for each distinct count > 0, count descending. A
 /// rank depends only on the count, so the distinct counts (a few thousand)
 /// replace a rank per account.
+/// `RankTable` answers counts below this from a direct table: most
+/// accounts' counts are small, and five binary searches a row showed in
+/// the profile of a leaderboard page.
+const DIRECT_COUNTS: usize = 4096;
+
 #[derive(Debug, Default)]
-struct RankTable(Vec<(u32, u32)>);
+struct RankTable {
+    /// (count, rank), count descending.
+    by_count: Vec<(u32, u32)>,
+    /// The rank of every count below `DIRECT_COUNTS`.
+    small: Vec<u32>,
+}
 
 impl RankTable {
     fn new(counts: impl Iterator<Item = u32>) -> RankTable {
@@ -51,16 +61,28 @@ impl RankTable {
             }
         }
         table.shrink_to_fit();
-        RankTable(table)
+        let mut ranks = RankTable {
+            by_count: table,
+            small: Vec::new(),
+        };
+        ranks.small = (0..DIRECT_COUNTS as u32).map(|c| ranks.search(c)).collect();
+        ranks
     }
 
     fn rank(&self, count: u32) -> u32 {
+        match self.small.get(count as usize) {
+            Some(&rank) => rank,
+            None => self.search(count),
+        }
+    }
+
+    fn search(&self, count: u32) -> u32 {
         if count == 0 {
             return 0;
         }
-        self.0
+        self.by_count
             .binary_search_by(|&(c, _)| count.cmp(&c))
-            .map_or(0, |i| self.0[i].1)
+            .map_or(0, |i| self.by_count[i].1)
     }
 }
 
@@ -176,7 +198,7 @@ impl Stats {
             + self
                 .rank_tables
                 .iter()
-                .map(|t| t.0.capacity() * 8)
+                .map(|t| t.by_count.capacity() * 8 + t.small.capacity() * 4)
                 .sum::<usize>()
             + self.leaderboard.capacity() * 4
             + self.hidden_followers.capacity() * 8
@@ -247,5 +269,13 @@ mod tests {
         // 5,5 share 1; 3,3,3 share 3; 1 is 6th; 0 has rank 0; absent counts 0.
         assert_eq!(ranks, vec![1, 3, 0, 6, 0, 0]);
         assert_eq!(RankTable::new(std::iter::empty()).rank(4), 0);
+        // Counts past the direct table are searched.
+        let big = DIRECT_COUNTS as u32;
+        let table = RankTable::new([big + 7, big + 7, 2, big - 1, big].into_iter());
+        assert_eq!(table.rank(big + 7), 1);
+        assert_eq!(table.rank(big), 3);
+        assert_eq!(table.rank(big - 1), 4);
+        assert_eq!(table.rank(2), 5);
+        assert_eq!(table.rank(big + 1), 0);
     }
 }
