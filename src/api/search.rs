@@ -226,15 +226,19 @@ fn matching<'a>(
     member: impl Fn(usize) -> AccountId + 'a,
 ) -> impl Iterator<Item = usize> + 'a {
     let index = g.search_index();
+    let address_read = term.may_be_in_address();
+    let prefetch_far = move |m: AccountId| {
+        index.prefetch_name_bounds(m);
+        if address_read {
+            g.prefetch_address(m);
+        }
+    };
     for i in 0..BOUNDS_AHEAD.min(len) {
-        index.prefetch_name_bounds(member(i));
-        g.prefetch_address(member(i));
+        prefetch_far(member(i));
     }
     (0..len).filter(move |&i| {
         if i + BOUNDS_AHEAD < len {
-            let far = member(i + BOUNDS_AHEAD);
-            index.prefetch_name_bounds(far);
-            g.prefetch_address(far);
+            prefetch_far(member(i + BOUNDS_AHEAD));
         }
         if i + NAME_AHEAD < len {
             index.prefetch_name(member(i + NAME_AHEAD));

@@ -193,6 +193,12 @@ pub struct Term<'a> {
 }
 
 impl<'a> Term<'a> {
+    /// Whether an account's address can hold the term (else only its name
+    /// is read).
+    pub fn may_be_in_address(&self) -> bool {
+        self.may_be_in_address
+    }
+
     pub fn new(lower: &'a str) -> Term<'a> {
         Term {
             lower,
