@@ -7,8 +7,8 @@
 
 use crate::error::ApiError;
 use crate::graph::{AccountId, FastMap, Graph, RecordRow};
-use crate::snapshot::Address;
 use crate::json::{push_key, push_num, push_num_str, push_str};
+use crate::snapshot::Address;
 
 use super::query_string::{trim, Query};
 use super::rows::{push_address, push_tagset};

@@ -155,13 +155,11 @@ fn gram_key(w: &[u8]) -> u32 {
 /// `0x` + 40 lower-case hex digits in a stack buffer (no allocation on the
 /// search hot path).
 fn address_bytes(a: &Address) -> [u8; 42] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = [0u8; 42];
     out[0] = b'0';
     out[1] = b'x';
-    for (i, b) in a.iter().enumerate() {
-        out[2 + 2 * i] = HEX[usize::from(b >> 4)];
-        out[3 + 2 * i] = HEX[usize::from(b & 15)];
+    for (pair, &b) in out[2..].chunks_exact_mut(2).zip(a) {
+        pair.copy_from_slice(&crate::snapshot::HEX_PAIRS[usize::from(b)]);
     }
     out
 }
@@ -183,6 +181,36 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     (0..=last_start).any(|i| haystack[i] == first && &haystack[i + 1..i + needle.len()] == rest)
 }
 
+/// Longest haystack `contains_word` takes (names past it use `contains`).
+const WORD_HAYSTACK_MAX: usize = 64;
+
+/// Whether a term of at most 8 bytes, packed little-endian in `word`
+/// (`mask` covering its bytes), occurs in `haystack`: one masked 8-byte
+/// compare per start instead of a first-byte test and a `memcmp` call
+/// (hex terms in addresses hit the first byte every 16 bytes; that was
+/// most of a hex term's search in a hub's followers).
+/// `haystack` is at most `WORD_HAYSTACK_MAX` bytes.
+#[inline]
+fn contains_word(haystack: &[u8], len: usize, word: u64, mask: u64) -> bool {
+    let mut padded = [0u8; WORD_HAYSTACK_MAX + 8];
+    padded[..haystack.len()].copy_from_slice(haystack);
+    contains_word_padded(&padded, haystack.len(), len, word, mask)
+}
+
+/// `contains_word` of `padded[..hay_len]`, `padded` holding 7 more bytes.
+#[inline]
+fn contains_word_padded(padded: &[u8], hay_len: usize, len: usize, word: u64, mask: u64) -> bool {
+    let Some(last_start) = hay_len.checked_sub(len) else {
+        return false;
+    };
+    // Bytes past the haystack are masked out: `i + len` stays within it.
+    (0..=last_start).any(|i| {
+        let mut window = [0u8; 8];
+        window.copy_from_slice(&padded[i..i + 8]);
+        u64::from_le_bytes(window) & mask == word
+    })
+}
+
 /// A search term, trimmed and lower-cased, with what is known of it before
 /// any account is tested.
 #[derive(Clone, Debug)]
@@ -190,6 +218,8 @@ pub struct Term<'a> {
     lower: &'a str,
     /// Only `0-9a-fx` can be part of `0x` + lower-case hex.
     may_be_in_address: bool,
+    /// A term of 1-8 bytes as (word, mask) for `contains_word`.
+    packed: Option<(u64, u64)>,
 }
 
 impl<'a> Term<'a> {
@@ -200,8 +230,18 @@ impl<'a> Term<'a> {
     }
 
     pub fn new(lower: &'a str) -> Term<'a> {
+        let bytes = lower.as_bytes();
+        let packed = (1..=8).contains(&bytes.len()).then(|| {
+            let word = bytes
+                .iter()
+                .enumerate()
+                .fold(0u64, |acc, (k, &b)| acc | u64::from(b) << (8 * k));
+            let mask = u64::MAX >> (64 - 8 * bytes.len());
+            (word, mask)
+        });
         Term {
             lower,
+            packed,
             may_be_in_address: lower.len() <= 42
                 && lower
                     .bytes()
@@ -487,8 +527,24 @@ impl SearchIndex {
     /// its name contains the term.
     #[inline]
     pub fn matches(&self, term: &Term<'_>, id: AccountId, address: &Address) -> bool {
-        contains(self.name(id).as_bytes(), term.lower.as_bytes())
-            || (term.may_be_in_address && contains(&address_bytes(address), term.lower.as_bytes()))
+        let holds = |text: &[u8]| match term.packed {
+            Some((word, mask)) if text.len() <= WORD_HAYSTACK_MAX => {
+                contains_word(text, term.lower.len(), word, mask)
+            }
+            _ => contains(text, term.lower.as_bytes()),
+        };
+        if holds(self.name(id).as_bytes()) {
+            return true;
+        }
+        if !term.may_be_in_address {
+            return false;
+        }
+        let mut padded = [0u8; 42 + 8];
+        padded[..42].copy_from_slice(&address_bytes(address));
+        match term.packed {
+            Some((word, mask)) => contains_word_padded(&padded, 42, term.lower.len(), word, mask),
+            None => contains(&padded[..42], term.lower.as_bytes()),
+        }
     }
 
     /// Leaderboard positions holding every trigram of `term` (3+ bytes),
@@ -575,6 +631,34 @@ impl SearchIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_terms_match_like_contains() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) as usize
+        };
+        for _ in 0..20_000 {
+            // Three symbols (NUL among them) so that matches are common.
+            let hay: Vec<u8> = (0..next() % 70).map(|_| b"\0ab"[next() % 3]).collect();
+            let needle: String = (0..1 + next() % 8)
+                .map(|_| ['a', 'b', '\0'][next() % 3])
+                .collect();
+            let term = Term::new(&needle);
+            let (word, mask) = term.packed.expect("1-8 bytes are packed");
+            if hay.len() <= WORD_HAYSTACK_MAX {
+                assert_eq!(
+                    contains_word(&hay, needle.len(), word, mask),
+                    contains(&hay, needle.as_bytes()),
+                    "{hay:?} {needle:?}"
+                );
+            }
+        }
+        assert!(Term::new("123456789").packed.is_none());
+    }
 
     #[test]
     fn varint_postings_round_trip() {

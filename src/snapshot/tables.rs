@@ -54,7 +54,7 @@ const HEX_VALUE: [u8; 256] = {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// The two lower-case hex digits of every byte value.
-const HEX_PAIRS: [[u8; 2]; 256] = {
+pub const HEX_PAIRS: [[u8; 2]; 256] = {
     let mut t = [[0u8; 2]; 256];
     let mut b = 0;
     while b < 256 {
