@@ -12,7 +12,20 @@
 //! The lower-cased names are kept by account id (4 bytes per account plus
 //! the text), so that a search within a set of accounts (followers,
 //! following: [`SearchIndex::matches`]) tests each member with no
-//! lower-casing per request: a few tens of nanoseconds a member.
+//! lower-casing per request: a few tens of nanoseconds a member (25 ns for
+//! a name-only term at a million accounts, with each member's name asked
+//! for some members ahead; a term of 0-9a-fx also reads the address). A
+//! term of up to 8 bytes is compared as one masked 8-byte word per start.
+//!
+//! Within a hub's followers (tens of thousands), a walk in address order
+//! stops after `offset + limit` matches, so its cost is the number of
+//! followers before the page's last match; the trigram index path costs
+//! its lists' postings and its candidates (decoded, mapped to ids,
+//! sorted, merged with the followers). Neither can be told from the term
+//! alone (a trigram's list does not say how rare a longer term is), so
+//! the walk gets half of the index path's expected cost as a budget and
+//! the index path runs only when the budget did not find the page: at
+//! most 1.5 times the cheaper way.
 
 use rayon::prelude::*;
 
