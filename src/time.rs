@@ -20,22 +20,19 @@ pub fn write_iso_ms(out: &mut String, ms: i64) {
     use std::fmt::Write;
     if (0..=9999).contains(&y) {
         // By hand (not `write!`): every row of a follower list has a time.
-        use crate::json::push_padded;
-        let field = |x: i64| x as u64;
-        push_padded(out, field(y), 4);
-        out.push('-');
-        push_padded(out, field(m), 2);
-        out.push('-');
-        push_padded(out, field(d), 2);
-        out.push('T');
-        push_padded(out, field(hh), 2);
-        out.push(':');
-        push_padded(out, field(mm), 2);
-        out.push(':');
-        push_padded(out, field(ss), 2);
-        out.push('.');
-        push_padded(out, field(millis), 3);
-        out.push('Z');
+        let fields = [
+            (y, 4, '-'),
+            (m, 2, '-'),
+            (d, 2, 'T'),
+            (hh, 2, ':'),
+            (mm, 2, ':'),
+            (ss, 2, '.'),
+            (millis, 3, 'Z'),
+        ];
+        for (value, width, then) in fields {
+            crate::json::push_padded(out, value as u64, width);
+            out.push(then);
+        }
     } else {
         // Out-of-range years keep ISO 8601's expanded form with a sign.
         let _ = write!(
