@@ -28,7 +28,8 @@
 //!   not their user's primary list (a second CSR, by list), each
 //!   account's lists, the counts of `/stats`;
 //! - `search.rs`: a trigram index over the leaderboard for substring
-//!   search;
+//!   search, and the lower-cased names searches test; `term.rs`: the
+//!   search term and its byte-level tests of names and addresses;
 //! - `profiles.rs`: name-service profiles in one text arena;
 //! - `badges.rs`: badge events and each account's holdings.
 //!
@@ -52,6 +53,7 @@ mod scatter;
 mod search;
 mod tagged_by;
 mod tags;
+mod term;
 
 use rayon::prelude::*;
 
@@ -64,8 +66,9 @@ pub use profiles::Profile;
 pub use ranked::RankedSort;
 pub use ranks::AccountStats;
 pub use records::{Record, RecordRow};
-pub use search::{SearchIndex, Term};
+pub use search::SearchIndex;
 pub use tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
+pub use term::Term;
 
 use crate::snapshot::{
     format_address, Address, DirFiles, LoadedSnapshot, SnapshotError, SnapshotErrorKind,
