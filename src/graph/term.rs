@@ -198,13 +198,8 @@ mod tests {
     /// cut from the addresses' hex at even and odd digits, and random ones.
     #[test]
     fn hex_terms_match_addresses_like_contains() {
-        let mut state = 0x51_7cc1_b727_220au64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            (state >> 33) as usize
-        };
+        let mut rng = crate::rng::SplitMix64::new(0x51_7cc1_b727_220a);
+        let mut next = move || rng.next_u64() as usize;
         let addresses: Vec<Address> = (0..300)
             .map(|_| std::array::from_fn(|_| next() as u8))
             .collect();
@@ -229,13 +224,8 @@ mod tests {
 
     #[test]
     fn packed_terms_match_like_contains() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            (state >> 33) as usize
-        };
+        let mut rng = crate::rng::SplitMix64::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64() as usize;
         for _ in 0..20_000 {
             // Three symbols (NUL among them) so that matches are common.
             let hay: Vec<u8> = (0..next() % 70).map(|_| b"\0ab"[next() % 3]).collect();
