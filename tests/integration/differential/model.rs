@@ -141,6 +141,23 @@ fn trim(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_ascii_whitespace())
 }
 
+/// `limit` (default 10) and `offset` (default 0), in that order of checks.
+fn limit_offset(pairs: &[(String, String)]) -> Result<(u64, u64), Expected> {
+    let limit = limit(pairs, 10)?;
+    Ok((limit, number(pairs, "offset")?.unwrap_or(0)))
+}
+
+/// The `tags` filter of the followers and following lists: its
+/// comma-separated names, trimmed, without empty ones.
+fn wanted_tags(pairs: &[(String, String)]) -> Vec<&str> {
+    first(pairs, "tags")
+        .unwrap_or("")
+        .split(',')
+        .map(trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 fn page<T>(items: Vec<T>, offset: u64, limit: u64) -> Vec<T> {
     items
         .into_iter()
@@ -546,8 +563,7 @@ impl<'a> Model<'a> {
         };
         let start = number(pairs, "start")?;
         let tag = first(pairs, "tag").filter(|t| !t.is_empty());
-        let limit = limit(pairs, 10)?;
-        let offset = number(pairs, "offset")?.unwrap_or(0);
+        let (limit, offset) = limit_offset(pairs)?;
         let x = self.account(param)?;
 
         let mut items: Vec<(&OpRow, Address)> = Vec::new();
@@ -627,19 +643,9 @@ impl<'a> Model<'a> {
         param: &str,
         pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
-        let token = if by_list {
-            Some(Self::token_id(param)?)
-        } else {
-            None
-        };
-        let limit = limit(pairs, 10)?;
-        let offset = number(pairs, "offset")?.unwrap_or(0);
-        let wanted: Vec<&str> = first(pairs, "tags")
-            .unwrap_or("")
-            .split(',')
-            .map(trim)
-            .filter(|s| !s.is_empty())
-            .collect();
+        let token = by_list.then(|| Self::token_id(param)).transpose()?;
+        let (limit, offset) = limit_offset(pairs)?;
+        let wanted = wanted_tags(pairs);
         let sort = first(pairs, "sort").unwrap_or("").to_lowercase();
         let t = match token {
             Some(token) => self.list_user(token)?,

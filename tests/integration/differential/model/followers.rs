@@ -6,7 +6,9 @@
 use followgraph::snapshot::{Address, RecordRow};
 use serde_json::{json, Map, Value};
 
-use super::{addr_text, err, first, iso, limit, number, page, trim, Expected, Model, MAX_LIMIT};
+use super::{
+    addr_text, err, first, iso, limit_offset, number, page, trim, Expected, Model, MAX_LIMIT,
+};
 
 impl<'a> Model<'a> {
     /// T's followers F (primary list holding a record of T) and F's record,
@@ -99,8 +101,7 @@ impl<'a> Model<'a> {
             Self::token_id(param)?;
         }
         let term = trim(first(pairs, "term").unwrap_or("")).to_lowercase();
-        let limit = limit(pairs, 10)?;
-        let offset = number(pairs, "offset")?.unwrap_or(0);
+        let (limit, offset) = limit_offset(pairs)?;
         let (t, token) = self.subject(by_list, param)?;
         match endpoint {
             // 21, 22: every follower, blocked and muted ones included.

@@ -6,7 +6,7 @@
 use followgraph::snapshot::{Address, RecordRow};
 use serde_json::{json, Value};
 
-use super::{addr_text, err, first, limit, number, page, trim, Expected, Model};
+use super::{addr_text, err, first, limit_offset, page, trim, wanted_tags, Expected, Model};
 
 /// `include`'s values (case-sensitive).
 const INCLUDE: [&str; 4] = ["ens", "mutuals", "blocked", "muted"];
@@ -104,19 +104,9 @@ impl<'a> Model<'a> {
         // 15 and 17 leave out records carrying block or mute.
         let hide = endpoint == 18 || endpoint == 20;
         // Path parameter, then the query in table order, then the subject.
-        let token = if by_list {
-            Some(Self::token_id(param)?)
-        } else {
-            None
-        };
-        let limit = limit(pairs, 10)?;
-        let offset = number(pairs, "offset")?.unwrap_or(0);
-        let wanted: Vec<&str> = first(pairs, "tags")
-            .unwrap_or("")
-            .split(',')
-            .map(trim)
-            .filter(|s| !s.is_empty())
-            .collect();
+        let token = by_list.then(|| Self::token_id(param)).transpose()?;
+        let (limit, offset) = limit_offset(pairs)?;
+        let wanted = wanted_tags(pairs);
         let sort = first(pairs, "sort").unwrap_or("").to_lowercase();
         let mut ens = false;
         // Every occurrence counts.
