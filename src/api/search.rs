@@ -104,14 +104,12 @@ pub fn render_followers(
     let followers = g.followers_by_address(t);
     // Candidates in address order, so the first `offset + limit` kept are
     // the page; they are checked against their records a batch at a time.
-    // A term of 3+ bytes whose rarest trigram is rarer than T's followers:
-    // the trigram index's candidates (every follower is on the leaderboard)
-    // merged with the followers, then only those tested; else every
-    // follower tested, stopping at the page.
-    let term_text = term;
+    // The followers are walked, unless `scan_budget` of them does not hold
+    // the page: then the trigram index's candidates (every follower is on
+    // the leaderboard) merged with the followers are the ones tested.
     let term = Term::new(term);
-    let sparse = index.matches_bound(term_text).is_some_and(|bound| {
-        let budget = scan_budget(bound, term_text.len());
+    let sparse = index.matches_bound(term.text()).is_some_and(|bound| {
+        let budget = scan_budget(bound, term.text().len());
         let wanted = offset.saturating_add(limit);
         budget < followers.len()
             && matching(g, &term, budget, |i| followers[i])
@@ -123,7 +121,7 @@ pub fn render_followers(
     let members: &[AccountId] = if sparse {
         let board = g.leaderboard();
         let mut ids: Vec<AccountId> = index
-            .candidates(term_text)
+            .candidates(term.text())
             .into_iter()
             .map(|p| board[p])
             .collect();

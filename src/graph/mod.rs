@@ -453,7 +453,7 @@ impl Graph {
 /// Asks the CPU to start loading `value`'s cache line (a hint: no effect
 /// on results, and a no-op off x86-64).
 #[inline(always)]
-pub(crate) fn prefetch<T>(value: &T) {
+fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults and reads nothing into the program;
     // the pointer comes from a live reference anyway.

@@ -390,13 +390,16 @@ impl SearchIndex {
 
     /// Account `id`'s lower-cased name ("" without one).
     fn name(&self, id: AccountId) -> &str {
-        let id = id as usize;
-        let start = if id == 0 {
-            0
-        } else {
-            self.name_ends[id - 1] as usize
-        };
-        &self.names_lower[start..self.name_ends[id] as usize]
+        &self.names_lower[self.name_start(id)..self.name_ends[id as usize] as usize]
+    }
+
+    /// Where account `id`'s name starts in `names_lower`.
+    #[inline(always)]
+    fn name_start(&self, id: AccountId) -> usize {
+        (id as usize)
+            .checked_sub(1)
+            .and_then(|i| self.name_ends.get(i))
+            .map_or(0, |&e| e as usize)
     }
 
     /// Starts loading where account `id`'s name starts and ends: the
@@ -416,12 +419,7 @@ impl SearchIndex {
     /// Starts loading account `id`'s name (best once its bounds arrived).
     #[inline(always)]
     pub fn prefetch_name(&self, id: AccountId) {
-        let id = id as usize;
-        let start = match id {
-            0 => 0,
-            _ => self.name_ends.get(id - 1).map_or(0, |&e| e as usize),
-        };
-        if let Some(first) = self.names_lower.as_bytes().get(start) {
+        if let Some(first) = self.names_lower.as_bytes().get(self.name_start(id)) {
             super::prefetch(first);
         }
     }

@@ -160,6 +160,11 @@ impl<'a> Term<'a> {
         }
     }
 
+    /// The term as searched (trimmed, lower-cased).
+    pub fn text(&self) -> &'a str {
+        self.lower
+    }
+
     pub fn new(lower: &'a str) -> Term<'a> {
         let bytes = lower.as_bytes();
         let packed = (1..=8).contains(&bytes.len()).then(|| {
@@ -169,12 +174,11 @@ impl<'a> Term<'a> {
                 .fold(0u64, |acc, (k, &b)| acc | u64::from(b) << (8 * k))
         });
         let digit = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
+        let hex = bytes.iter().all(|&b| digit(b).is_some());
         let address_bytes = match bytes {
-            [a, b, c, ..] if bytes.iter().all(|&x| digit(x).is_some() && x != b'x') => {
-                let (a, b, c) = (digit(*a), digit(*b), digit(*c));
-                a.zip(b)
-                    .zip(c)
-                    .map(|((a, b), c)| [(a << 4) | b, (b << 4) | c])
+            [a, b, c, ..] if hex => {
+                let d = |x: &u8| digit(*x).unwrap_or(0);
+                Some([(d(a) << 4) | d(b), (d(b) << 4) | d(c)])
             }
             _ => None,
         };
