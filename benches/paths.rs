@@ -9,7 +9,8 @@
 //! Each scenario's paths are answered twice over (the first pass warms
 //! the caches the way a server's steady state does); the second pass is
 //! reported: mean, median, p90, p99 and the share of time taken by the
-//! slowest 10% of paths.
+//! slowest 10% of paths. `--slowest=N` also lists each scenario's N
+//! slowest paths.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -20,6 +21,9 @@ use followgraph::graph::Graph;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn main() {
+    let slowest_listed: usize = std::env::args()
+        .find_map(|a| a.strip_prefix("--slowest=").and_then(|n| n.parse().ok()))
+        .unwrap_or(0);
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -65,6 +69,7 @@ fn main() {
         let text = std::fs::read_to_string(&file).expect("a paths file");
         let paths: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
         let mut micros = Vec::with_capacity(paths.len());
+        let mut timed: Vec<(f64, &str)> = Vec::new();
         for pass in 0..2 {
             micros.clear();
             for p in &paths {
@@ -83,6 +88,7 @@ fn main() {
                 std::hint::black_box(body.map(|b| b.len()).unwrap_or(0));
                 if pass == 1 {
                     micros.push(us);
+                    timed.push((us, p));
                 }
             }
         }
@@ -103,5 +109,9 @@ fn main() {
             at(0.99),
             100.0 * slowest / total
         );
+        timed.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (us, path) in timed.iter().take(slowest_listed) {
+            eprintln!("  {us:9.1} µs  {path}");
+        }
     }
 }

@@ -7,7 +7,8 @@
 //! dominated by how the bytes are compared, not by the algorithm. A term
 //! of up to 8 bytes tests every start of a haystack of up to 64 bytes at
 //! once, in 16-byte lanes (~5 ns for a name); a longer term or haystack
-//! takes a first-byte scan. An address is tested only for a term of
+//! takes a first-byte scan. A name is compared only if its `byte_mask`
+//! holds the term's. An address is tested only for a term of
 //! `0-9a-fx`, and for 3+ hex digits only once one of the two bytes the
 //! term must contain is found among its 20 bytes (~85% of addresses are
 //! turned away for a 3-digit term before any hex is written).
@@ -102,6 +103,23 @@ fn starts_holding<const STARTS: usize>(
     })
 }
 
+/// The bytes a text holds, as a set of 64 classes: a letter or a digit
+/// each, every other byte folded into the 28 classes left. A name can
+/// hold a term only if its mask covers the term's, so one 8-byte load
+/// turns away most names before their bytes are read (a term of 3-4
+/// letters and digits needs all of them in one name).
+#[inline]
+pub(super) fn byte_mask(text: &[u8]) -> u64 {
+    text.iter().fold(0u64, |mask, &b| {
+        let class = match b {
+            b'a'..=b'z' => b - b'a',
+            b'0'..=b'9' => 26 + (b - b'0'),
+            _ => 36 + b % 28,
+        };
+        mask | 1u64 << class
+    })
+}
+
 /// A search term, trimmed and lower-cased, with what is known of it before
 /// any account is tested.
 #[derive(Clone, Debug)]
@@ -117,6 +135,8 @@ pub struct Term<'a> {
     /// byte cannot match, which 20 byte compares tell (85% of addresses
     /// for a 3-digit term) before any hex is written.
     address_bytes: Option<[u8; 2]>,
+    /// `byte_mask` of the term.
+    mask: u64,
 }
 
 impl<'a> Term<'a> {
@@ -124,6 +144,12 @@ impl<'a> Term<'a> {
     /// is read).
     pub fn may_be_in_address(&self) -> bool {
         self.may_be_in_address
+    }
+
+    /// Whether a text whose `byte_mask` is `text_mask` may hold the term.
+    #[inline(always)]
+    pub(super) fn may_be_in(&self, text_mask: u64) -> bool {
+        self.mask & !text_mask == 0
     }
 
     /// Whether `text` (a lower-cased name) holds the term.
@@ -186,6 +212,7 @@ impl<'a> Term<'a> {
             lower,
             packed,
             address_bytes,
+            mask: byte_mask(bytes),
             may_be_in_address: lower.len() <= 42
                 && lower
                     .bytes()
@@ -247,5 +274,34 @@ mod tests {
             }
         }
         assert!(Term::new("123456789").packed.is_none());
+    }
+
+    /// The name mask never turns away a name that holds the term, and
+    /// turns away one that lacks a letter, a digit or another byte of it.
+    #[test]
+    fn name_masks_never_drop_a_match() {
+        let mut rng = crate::rng::SplitMix64::new(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng.next_u64() as usize;
+        // Letters, digits, punctuation and multi-byte characters.
+        let alphabet = ["a", "b", "z", "0", "9", ".", "-", "_", "é", "ß", "🦀", "\0"];
+        for _ in 0..20_000 {
+            let pick = |next: &mut dyn FnMut() -> usize, n: usize| -> String {
+                (0..n).map(|_| alphabet[next() % alphabet.len()]).collect()
+            };
+            let (name_len, term_len) = (next() % 12, 1 + next() % 4);
+            let name = pick(&mut next, name_len);
+            let term = pick(&mut next, term_len);
+            let t = Term::new(&term);
+            if contains(name.as_bytes(), term.as_bytes()) {
+                assert!(t.may_be_in(byte_mask(name.as_bytes())), "{name:?} {term:?}");
+            }
+        }
+        let t = Term::new("tren");
+        assert!(t.may_be_in(byte_mask(b"trent371795.eth")));
+        assert!(t.may_be_in(byte_mask(b"nert")));
+        assert!(!t.may_be_in(byte_mask(b"trea.eth")));
+        assert!(!Term::new("ab9").may_be_in(byte_mask(b"ab8")));
+        assert!(!Term::new("a-b").may_be_in(byte_mask(b"ab")));
+        assert!(Term::new("").may_be_in(byte_mask(b"")));
     }
 }
