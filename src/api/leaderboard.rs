@@ -49,14 +49,7 @@ pub fn render_search(g: &Graph, p: &SearchParams, out: &mut String) {
         let board = g.leaderboard();
         let ids: Vec<AccountId> = g
             .search_index()
-            .find(
-                &p.term,
-                p.offset,
-                p.limit,
-                board.len(),
-                |pos| board[pos],
-                |id| g.address(id),
-            )
+            .find(&p.term, p.offset, p.limit, board.len(), |pos| board[pos])
             .into_iter()
             .map(|pos| board[pos])
             .collect();

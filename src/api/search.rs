@@ -17,6 +17,7 @@
 //! [`SearchIndex::matches`]: crate::graph::SearchIndex::matches
 
 use std::cmp::Reverse;
+use std::ops::Range;
 
 use crate::error::ApiError;
 use crate::graph::{AccountId, Graph, Record, RecordRow, Term, FLAG_BLOCK, FLAG_MUTE};
@@ -107,18 +108,21 @@ pub fn render_followers(
     // The followers are walked, unless `scan_budget` of them does not hold
     // the page: then the trigram index's candidates (every follower is on
     // the leaderboard) merged with the followers are the ones tested.
+    // A walk that found the page goes on from there, not from the start.
     let term = Term::new(term);
-    let sparse = index.matches_bound(term.text()).is_some_and(|bound| {
-        let budget = scan_budget(bound, term.text().len());
-        let wanted = offset.saturating_add(limit);
-        budget < followers.len()
-            && matching(g, &term, budget, |i| followers[i])
-                .take(wanted)
-                .count()
-                < wanted
-    });
+    let wanted = offset.saturating_add(limit);
+    let scan_end = index
+        .matches_bound(term.text())
+        .map_or(usize::MAX, |bound| {
+            scan_budget(bound, &term, wanted, g.leaderboard_len())
+        })
+        .min(followers.len());
+    let first: Vec<usize> = matching(g, &term, 0..scan_end, |i| followers[i])
+        .take(wanted)
+        .collect();
     let common: Vec<AccountId>;
-    let members: &[AccountId] = if sparse {
+    let walked = first.len() == wanted || scan_end == followers.len();
+    let mut matches: Box<dyn Iterator<Item = AccountId>> = if !walked {
         let board = g.leaderboard();
         let mut ids: Vec<AccountId> = index
             .candidates(term.text())
@@ -127,11 +131,15 @@ pub fn render_followers(
             .collect();
         ids.sort_unstable();
         common = sorted_intersection(&ids, followers);
-        &common
+        Box::new(matching(g, &term, 0..common.len(), |i| common[i]).map(|i| common[i]))
     } else {
-        followers
+        let resume = match first.last() {
+            Some(&last) if first.len() == wanted => last + 1,
+            _ => scan_end,
+        };
+        let rest = matching(g, &term, resume..followers.len(), |i| followers[i]);
+        Box::new(first.into_iter().chain(rest).map(|i| followers[i]))
     };
-    let mut matches = matching(g, &term, members.len(), |i| members[i]).map(|i| members[i]);
     let mut page: Vec<(AccountId, Record)> = Vec::with_capacity(limit.min(64));
     let mut skip = offset;
     let (mut batch, mut pairs, mut records) = (Vec::new(), Vec::new(), Vec::new());
@@ -199,7 +207,7 @@ pub fn render_following(
     out.push_str("{\"following\":[");
     if !term.is_empty() && limit > 0 {
         let term = Term::new(term);
-        let page = matching(g, &term, row.len(), |i| row.targets[i])
+        let page = matching(g, &term, 0..row.len(), |i| row.targets[i])
             .filter(|&i| shown(g, row.tagset(i)))
             .skip(offset)
             .take(limit);
@@ -213,11 +221,11 @@ pub fn render_following(
     out.push_str("]}");
 }
 
-/// Measured at 1M accounts, in ns: testing a follower in a scan (a few
-/// cache misses, overlapped: 25 ns for a name, more with the address),
-/// decoding a posting of a trigram list, and taking a candidate through
-/// the index path (map to an id, sort, merge).
-const SCAN_NS: usize = 40;
+/// Measured at 1M accounts, in ns: testing a follower in a scan (a
+/// cache miss or two, overlapped), decoding a posting of a trigram list,
+/// and taking a candidate through the index path (map to an id, sort,
+/// merge).
+const SCAN_NS: usize = 25;
 const DECODE_NS: usize = 5;
 const CANDIDATE_NS: usize = 25;
 
@@ -229,66 +237,59 @@ const CANDIDATE_NS: usize = 25;
 /// is found in the first few hundred of a hub's followers, "7875" needs
 /// thousands. `bound` is the bytes of the term's rarest trigram list,
 /// about its postings; the candidates are taken as a tenth of them for
-/// each byte past three.
-fn scan_budget(bound: usize, term_len: usize) -> usize {
-    let rarer = 10usize.saturating_pow(term_len.saturating_sub(3) as u32);
+/// each byte past three (a sixteenth for hex digits). A walk expected to
+/// need more than twice its budget to find `wanted` matches (a follower
+/// matching as often as any of the `board` accounts) is not started.
+fn scan_budget(bound: usize, term: &Term<'_>, wanted: usize, board: usize) -> usize {
+    let term_len = term.text().len();
+    let per_byte: usize = if term.is_hex() { 16 } else { 10 };
+    let rarer = per_byte.saturating_pow(term_len.saturating_sub(3) as u32);
     let candidates = bound / rarer;
     let lists = term_len.saturating_sub(2).max(1);
     let index_cost = bound
         .saturating_mul(lists)
         .saturating_mul(DECODE_NS)
         .saturating_add(candidates.saturating_mul(CANDIDATE_NS));
-    index_cost / SCAN_NS / 2
+    let budget = index_cost / SCAN_NS / 2;
+    let expected_walk = wanted.saturating_mul(board) / candidates.max(1);
+    if expected_walk > budget.saturating_mul(2) {
+        0
+    } else {
+        budget
+    }
 }
 
-/// Members ahead of the one tested whose name mask and address, then
-/// (if the mask lets the name hold the term) name bounds, then name bytes
-/// are asked for (see `matching`).
-const MASK_AHEAD: usize = 16;
-const BOUNDS_AHEAD: usize = 8;
-const NAME_AHEAD: usize = 4;
+/// Members ahead of the one tested whose search entry (address, name
+/// mask and bounds), then (if the mask lets it hold the term) name, are
+/// asked for (see `matching`).
+const ENTRY_AHEAD: usize = 32;
+const NAME_AHEAD: usize = 16;
 
-/// The positions `0..len` whose member (`member(i)`) holds `term` in its
-/// address or name, in order. Members are scattered over the names and
-/// addresses, so a test is a few cache misses: each member's loads are
-/// asked for some members ahead of its test, which overlaps them (a scan
-/// of a hub's followers was one miss after another, ~650 ns a member).
-/// A name is read only if its mask holds the term's bytes.
+/// The `positions` whose member (`member(i)`) holds `term` in its
+/// address or name, in order. Members are scattered over the search
+/// index's entries and names, so a test is a cache miss or two: each
+/// member's loads are asked for some members ahead of its test, which
+/// overlaps them (a scan of a hub's followers was one miss after another,
+/// ~650 ns a member).
 fn matching<'a>(
     g: &'a Graph,
     term: &'a Term<'a>,
-    len: usize,
+    positions: Range<usize>,
     member: impl Fn(usize) -> AccountId + 'a,
 ) -> impl Iterator<Item = usize> + 'a {
     let index = g.search_index();
-    let address_read = term.may_be_in_address();
-    let prefetch_far = move |m: AccountId| {
-        index.prefetch_name_mask(m);
-        if address_read {
-            g.prefetch_address(m);
-        }
-    };
-    for i in 0..MASK_AHEAD.min(len) {
-        prefetch_far(member(i));
+    let end = positions.end;
+    for i in positions.clone().take(ENTRY_AHEAD) {
+        index.prefetch_entry(member(i));
     }
-    (0..len).filter(move |&i| {
-        if i + MASK_AHEAD < len {
-            prefetch_far(member(i + MASK_AHEAD));
+    positions.filter(move |&i| {
+        if i + ENTRY_AHEAD < end {
+            index.prefetch_entry(member(i + ENTRY_AHEAD));
         }
-        if i + BOUNDS_AHEAD < len {
-            let m = member(i + BOUNDS_AHEAD);
-            if index.name_may_hold(term, m) {
-                index.prefetch_name_bounds(m);
-            }
+        if i + NAME_AHEAD < end {
+            index.prefetch_name(term, member(i + NAME_AHEAD));
         }
-        if i + NAME_AHEAD < len {
-            let m = member(i + NAME_AHEAD);
-            if index.name_may_hold(term, m) {
-                index.prefetch_name(m);
-            }
-        }
-        let m = member(i);
-        index.matches(term, m, g.address(m))
+        index.matches(term, member(i))
     })
 }
 
@@ -309,7 +310,7 @@ pub fn render_common(
     if !p.term.is_empty() {
         let term = Term::new(&p.term);
         let index = g.search_index();
-        members.retain(|&c| index.matches(&term, c, g.address(c)));
+        members.retain(|&c| index.matches(&term, c));
     }
     let length = members.len();
     members.sort_unstable_by_key(|&c| (Reverse(g.stats(c).mutuals), c));
@@ -402,16 +403,22 @@ fn sorted_intersection(short: &[AccountId], long: &[AccountId]) -> Vec<AccountId
 #[cfg(test)]
 mod tests {
     use super::{scan_budget, sorted_intersection};
+    use crate::graph::Term;
 
     #[test]
     fn scan_budget_follows_the_index_cost() {
-        // A trigram in ~15k texts: 11,250 followers tested at most.
-        assert_eq!(scan_budget(30_000, 3), 11_250);
+        let budget = |bound, term| scan_budget(bound, &Term::new(term), 10, 1_000_000);
+        // A trigram in ~30k texts: 18,000 followers tested at most.
+        assert_eq!(budget(30_000, "tre"), 18_000);
         // Its longer terms have fewer candidates, but more lists.
-        assert_eq!(scan_budget(30_000, 4), 4_687);
-        // A rare trigram: the index almost at once.
-        assert_eq!(scan_budget(300, 3), 112);
-        assert!(scan_budget(usize::MAX, 50) > 0);
+        assert_eq!(budget(30_000, "tren"), 7_500);
+        // Hex digits are rarer: 4 of them would take ~10,000 followers
+        // to find 10 in, twice the budget: the index at once.
+        assert_eq!(budget(16_000, "765f"), 0);
+        assert_eq!(budget(16_000, "765"), 9_600);
+        // A rare trigram: the index at once.
+        assert_eq!(budget(300, "qzx"), 0);
+        assert!(scan_budget(usize::MAX, &Term::new(&"a".repeat(50)), 10, 1) > 0);
     }
 
     #[test]

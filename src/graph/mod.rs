@@ -242,16 +242,6 @@ impl Graph {
             self.profiles.prefetch_profile(id as usize);
         }
     }
-    /// Starts loading the account's address (a long list of addresses
-    /// renders faster when each is asked for some rows ahead).
-    #[inline(always)]
-    pub fn prefetch_address(&self, id: AccountId) {
-        if let Some(a) = self.accounts.addresses().get(id as usize) {
-            // 20 bytes may straddle two cache lines.
-            prefetch(&a[0]);
-            prefetch(&a[19]);
-        }
-    }
     /// The account's primary list token id, if it has one.
     #[inline]
     pub fn primary_list(&self, id: AccountId) -> Option<u64> {

@@ -103,18 +103,18 @@ fn starts_holding<const STARTS: usize>(
     })
 }
 
-/// The bytes a text holds, as a set of 64 classes: a letter or a digit
-/// each, every other byte folded into the 28 classes left. A name can
-/// hold a term only if its mask covers the term's, so one 8-byte load
-/// turns away most names before their bytes are read (a term of 3-4
-/// letters and digits needs all of them in one name).
+/// The bytes a text holds, as a set of 48 classes (the low 48 bits): a
+/// letter or a digit each, every other byte folded into the 12 classes
+/// left. A name can hold a term only if its mask covers the term's, so
+/// the mask turns away most names before their bytes are read (a term of
+/// 3-4 letters and digits needs all of them in one name).
 #[inline]
 pub(super) fn byte_mask(text: &[u8]) -> u64 {
     text.iter().fold(0u64, |mask, &b| {
         let class = match b {
             b'a'..=b'z' => b - b'a',
             b'0'..=b'9' => 26 + (b - b'0'),
-            _ => 36 + b % 28,
+            _ => 36 + b % 12,
         };
         mask | 1u64 << class
     })
@@ -150,6 +150,12 @@ impl<'a> Term<'a> {
     #[inline(always)]
     pub(super) fn may_be_in(&self, text_mask: u64) -> bool {
         self.mask & !text_mask == 0
+    }
+
+    /// Whether the term is 3+ hex digits (each one of 16 values, where a
+    /// letter of a name is one of fewer likely ones).
+    pub fn is_hex(&self) -> bool {
+        self.address_bytes.is_some()
     }
 
     /// Whether `text` (a lower-cased name) holds the term.
@@ -303,5 +309,8 @@ mod tests {
         assert!(!Term::new("ab9").may_be_in(byte_mask(b"ab8")));
         assert!(!Term::new("a-b").may_be_in(byte_mask(b"ab")));
         assert!(Term::new("").may_be_in(byte_mask(b"")));
+        // The search index keeps a name's length above the mask.
+        let every_byte: Vec<u8> = (0..=255).collect();
+        assert_eq!(byte_mask(&every_byte), (1 << 48) - 1);
     }
 }
