@@ -82,9 +82,23 @@ impl ResponseCache {
             expires: Instant::now() + self.ttl,
             cost,
         };
-        self.bytes.fetch_add(cost, Ordering::Relaxed);
-        if let Some(old) = self.map.insert(key, entry) {
-            self.bytes.fetch_sub(old.cost, Ordering::Relaxed);
+        // Only a change of the total is written: `cache=fresh` mostly
+        // replaces an entry with the same bytes, and a write to this
+        // counter, shared by every thread, moves its cache line between
+        // cores on every request. It is written while the entry's shard
+        // is locked, so `evict` never subtracts a cost not yet added.
+        match self.map.entry(key) {
+            dashmap::Entry::Occupied(mut slot) => {
+                let replaced = slot.insert(entry).cost;
+                if cost != replaced {
+                    self.bytes.fetch_add(cost, Ordering::Relaxed);
+                    self.bytes.fetch_sub(replaced, Ordering::Relaxed);
+                }
+            }
+            dashmap::Entry::Vacant(slot) => {
+                self.bytes.fetch_add(cost, Ordering::Relaxed);
+                slot.insert(entry);
+            }
         }
         if self.bytes.load(Ordering::Relaxed) > self.max_bytes {
             self.evict();
@@ -179,6 +193,24 @@ mod tests {
         cache.insert(key(2), Bytes::from_static(b"{}"));
         cache.clear();
         assert!(cache.is_empty());
+        assert_eq!(cache.bytes(), 0);
+    }
+
+    #[test]
+    fn replacing_an_entry_counts_only_the_difference() {
+        let cache = ResponseCache::new(Duration::from_secs(60), 1 << 20);
+        cache.insert(key(1), Bytes::from_static(b"{\"a\":1}"));
+        let one = cache.bytes();
+        cache.insert(key(1), Bytes::from_static(b"{\"a\":2}"));
+        assert_eq!(cache.bytes(), one);
+        cache.insert(key(1), Bytes::from_static(b"{\"a\":[1,2,3]}"));
+        assert_eq!(cache.bytes(), one + 6);
+        cache.insert(key(1), Bytes::from_static(b"{}"));
+        assert_eq!(cache.bytes(), one - 5);
+        assert_eq!(cache.get(&key(1)).as_deref(), Some(&b"{}"[..]));
+        cache.insert(key(2), Bytes::from_static(b"{}"));
+        assert_eq!(cache.bytes(), 2 * (one - 5));
+        cache.clear();
         assert_eq!(cache.bytes(), 0);
     }
 }

@@ -2,7 +2,7 @@
 //! of them plus the live snapshot's facts.
 
 use std::fmt::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::api::Endpoint;
@@ -22,6 +22,39 @@ fn label(i: usize) -> &'static str {
     Endpoint::ALL.get(i).map_or("other", |e| e.name())
 }
 
+/// A counter every request writes: one slot per thread, each on its own
+/// cache line, summed when read, so that two cores counting do not pass
+/// one line back and forth on every request.
+#[derive(Default)]
+pub struct StripedCounter {
+    slots: [PaddedCounter; STRIPES],
+}
+
+#[repr(align(128))]
+#[derive(Default)]
+struct PaddedCounter(AtomicU64);
+
+const STRIPES: usize = 16;
+
+thread_local! {
+    /// This thread's slot of every `StripedCounter`.
+    static STRIPE: usize = {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES
+    };
+}
+
+impl StripedCounter {
+    pub fn add(&self, n: u64) {
+        let i = STRIPE.with(|i| *i);
+        self.slots[i].0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn get(&self) -> u64 {
+        self.slots.iter().map(|s| s.0.load(Ordering::Relaxed)).sum()
+    }
+}
+
 #[derive(Default)]
 struct Histogram {
     /// Per bucket (non-cumulative), the last slot is +Inf.
@@ -33,8 +66,8 @@ pub struct Metrics {
     /// `[endpoint][status index]`; the last status slot counts the rest.
     requests: [[AtomicU64; STATUSES.len() + 1]; LABELS],
     latency: [Histogram; LABELS],
-    pub cache_hits: AtomicU64,
-    pub cache_misses: AtomicU64,
+    pub cache_hits: StripedCounter,
+    pub cache_misses: StripedCounter,
 }
 
 impl Default for Metrics {
@@ -43,8 +76,8 @@ impl Default for Metrics {
         Metrics {
             requests: std::array::from_fn(|_| Default::default()),
             latency: std::array::from_fn(|_| Default::default()),
-            cache_hits: AtomicU64::new(0),
-            cache_misses: AtomicU64::new(0),
+            cache_hits: StripedCounter::default(),
+            cache_misses: StripedCounter::default(),
         }
     }
 }
@@ -129,13 +162,13 @@ impl Metrics {
             "followgraph_cache_hits_total",
             "counter",
             "Responses served from the cache.",
-            load(&self.cache_hits).to_string(),
+            self.cache_hits.get().to_string(),
         );
         metric(
             "followgraph_cache_misses_total",
             "counter",
             "Responses rendered (cache miss or cache=fresh).",
-            load(&self.cache_misses).to_string(),
+            self.cache_misses.get().to_string(),
         );
         metric(
             "followgraph_cache_entries",
@@ -214,5 +247,26 @@ impl Metrics {
             let _ = writeln!(out, "followgraph_snapshot_rows{{table=\"{table}\"}} {rows}");
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StripedCounter;
+
+    #[test]
+    fn striped_counter_sums_every_thread() {
+        let counter = StripedCounter::default();
+        std::thread::scope(|s| {
+            for _ in 0..20 {
+                s.spawn(|| {
+                    for _ in 0..1000 {
+                        counter.add(1);
+                    }
+                });
+            }
+        });
+        counter.add(5);
+        assert_eq!(counter.get(), 20_005);
     }
 }

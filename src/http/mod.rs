@@ -12,7 +12,6 @@ mod operations;
 mod server;
 
 use std::convert::Infallible;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -261,11 +260,11 @@ fn answer(
     let cacheable = request_cacheable;
     if !fresh && cacheable {
         if let Some(body) = state.cache.get(&key) {
-            state.metrics.cache_hits.fetch_add(1, Ordering::Relaxed);
+            state.metrics.cache_hits.add(1);
             return Ok(json_response(StatusCode::OK, body));
         }
     }
-    state.metrics.cache_misses.fetch_add(1, Ordering::Relaxed);
+    state.metrics.cache_misses.add(1);
     let body = Bytes::from(api::render(graph, &key.call, now_ms()));
     if cacheable {
         state.cache.insert(key, body.clone());
