@@ -28,8 +28,10 @@
 //!   not their user's primary list (a second CSR, by list), each
 //!   account's lists, the counts of `/stats`;
 //! - `search.rs`: a trigram index over the leaderboard for substring
-//!   search, and the lower-cased names searches test; `term.rs`: the
-//!   search term and its byte-level tests of names and addresses;
+//!   search, and the per-account entries and names searches test;
+//!   `postings.rs`: its posting lists and how they are intersected;
+//!   `term.rs`: the search term and its byte-level tests of names and
+//!   addresses;
 //! - `profiles.rs`: name-service profiles in one text arena;
 //! - `badges.rs`: badge events and each account's holdings.
 //!
@@ -45,6 +47,7 @@ mod intern;
 mod lists;
 mod lookup;
 mod notifications;
+mod postings;
 mod profiles;
 mod ranked;
 mod ranks;

@@ -9,14 +9,15 @@
 //! matches are found. Shorter terms match so much of the board that an
 //! ordered scan with the same early stop is as fast.
 //!
-//! The lower-cased names are kept by account id (4 bytes per account plus
-//! the text, and an 8-byte mask of the bytes each name holds), so that a
-//! search within a set of accounts (followers, following:
-//! [`SearchIndex::matches`]) tests each member with no lower-casing per
-//! request: a name is read only if its mask holds every byte of the term
-//! (most names do not, for a term of 3-4 letters and digits), and a term
-//! of 0-9a-fx also reads the address, ~10 ns a member at a million
-//! accounts. How a name or an address is tested: `term.rs`.
+//! The lower-cased names are kept by account id, with one aligned 32-byte
+//! entry per account (a copy of its address, where its name starts, its
+//! length, a mask of the bytes it holds), so that a search within a set
+//! of accounts (followers, following: [`SearchIndex::matches`]) tests
+//! each member with no lower-casing per request and one cache line read:
+//! a name is read only if its mask holds every byte of the term (most
+//! names do not, for a term of 3-4 letters and digits), ~20 ns a member
+//! at a million accounts. How a name or an address is tested: `term.rs`;
+//! how posting lists are stored and intersected: `postings.rs`.
 //!
 //! Within a hub's followers (tens of thousands), a walk in address order
 //! stops after `offset + limit` matches, so its cost is the number of
@@ -30,6 +31,7 @@
 
 use rayon::prelude::*;
 
+use super::postings::{intersect_all, leapfrog, varint_len, write_varint, Cursor, SKIP_EVERY};
 use super::term::{address_bytes, byte_mask, Term};
 use super::AccountId;
 use crate::snapshot::Address;
@@ -81,156 +83,6 @@ pub struct SearchIndex {
     /// a long list instead of decoding them.
     skips: Vec<(u32, u32)>,
     skip_offsets: Vec<u32>,
-}
-
-/// Postings per skip block.
-const SKIP_EVERY: usize = 128;
-
-/// Writes `v` as a LEB128 varint at `*at`, moving `*at` past it.
-fn write_varint(out: &mut [u8], at: &mut usize, mut v: u32) {
-    while v >= 0x80 {
-        out[*at] = (v as u8) | 0x80;
-        *at += 1;
-        v >>= 7;
-    }
-    out[*at] = v as u8;
-    *at += 1;
-}
-
-/// The bytes `write_varint` takes for `v`.
-fn varint_len(v: u32) -> usize {
-    (32 - (v | 1).leading_zeros() as usize).div_ceil(7)
-}
-
-/// A read position in one posting list, moving forward only.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    skips: &'a [(u32, u32)],
-    /// Byte offset of the next varint.
-    at: usize,
-    /// The position decoded last (0 before the first: gaps count from 0).
-    last: usize,
-    /// The current position (`None` before the first `seek`).
-    current: Option<usize>,
-    /// The first skip entry ahead of `at`.
-    next_skip: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn new(bytes: &'a [u8], skips: &'a [(u32, u32)]) -> Self {
-        Cursor {
-            bytes,
-            skips,
-            at: 0,
-            last: 0,
-            current: None,
-            next_skip: 0,
-        }
-    }
-
-    fn decode_next(&mut self) -> Option<usize> {
-        if self.at >= self.bytes.len() {
-            self.current = None;
-            return None;
-        }
-        let (mut v, mut shift) = (0usize, 0);
-        loop {
-            let b = self.bytes[self.at];
-            self.at += 1;
-            v |= usize::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-        }
-        self.last += v;
-        self.current = Some(self.last);
-        self.current
-    }
-
-    /// The first position >= `target` at or after the current one.
-    fn seek(&mut self, target: usize) -> Option<usize> {
-        if let Some(p) = self.current {
-            if p >= target {
-                return Some(p);
-            }
-        }
-        while self
-            .skips
-            .get(self.next_skip)
-            .is_some_and(|&(_, offset)| offset as usize <= self.at)
-        {
-            self.next_skip += 1;
-        }
-        // Most seeks land in the current block: decode on. Otherwise jump
-        // to the last block whose preceding posting is < target.
-        let ahead = &self.skips[self.next_skip..];
-        if ahead
-            .first()
-            .is_some_and(|&(before, _)| (before as usize) < target)
-        {
-            let k = ahead.partition_point(|&(before, _)| (before as usize) < target);
-            let (before, offset) = ahead[k - 1];
-            self.at = offset as usize;
-            self.last = before as usize;
-            self.next_skip += k;
-        }
-        loop {
-            match self.decode_next() {
-                Some(p) if p < target => continue,
-                other => return other,
-            }
-        }
-    }
-}
-
-/// How much longer than the shortest list the second may be for both to
-/// be decoded whole and merged, rather than the second sought in.
-const MERGE_WITHIN: usize = 8;
-
-/// Every position of a delta-varint posting list, ascending.
-fn decode_all(bytes: &[u8]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let (mut i, mut last) = (0, 0usize);
-    while i < bytes.len() {
-        let mut b = bytes[i];
-        i += 1;
-        let (mut gap, mut shift) = (usize::from(b & 0x7f), 7);
-        while b & 0x80 != 0 && i < bytes.len() {
-            b = bytes[i];
-            i += 1;
-            gap |= usize::from(b & 0x7f) << shift;
-            shift += 7;
-        }
-        last += gap;
-        out.push(last);
-    }
-    out
-}
-
-/// The values in both ascending lists, by a merge with no branch on which
-/// side moves.
-fn merge_intersection(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let mut out = vec![0; a.len().min(b.len())];
-    let last = out.len().saturating_sub(1);
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        // Written always, kept only if equal: at most `last` + 1 are.
-        out[n.min(last)] = x;
-        n += usize::from(x == y);
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    out.truncate(n);
-    out
-}
-
-/// Decodes a delta-varint posting list into ascending positions.
-#[cfg(test)]
-fn positions(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    let mut cursor = Cursor::new(bytes, &[]);
-    std::iter::from_fn(move || cursor.decode_next())
 }
 
 fn gram_key(w: &[u8]) -> u32 {
@@ -526,7 +378,7 @@ impl SearchIndex {
             return None;
         }
         term.windows(3)
-            .map(|w| self.cursor(gram_key(w)).bytes.len())
+            .map(|w| self.cursor(gram_key(w)).byte_len())
             .min()
     }
 
@@ -542,68 +394,30 @@ impl SearchIndex {
             || term.may_be_in(e.mask()) && term.holds(self.name(id).as_bytes())
     }
 
-    /// Leaderboard positions holding every trigram of `term` (3+ bytes),
-    /// ascending, until `visit` returns true: a leapfrog intersection
-    /// driven by the shortest list, the longer ones jumping over whole
-    /// blocks, so a rare term costs about its rarest trigram's list, not
-    /// its commonest's. Candidates only: the text may still not hold the
-    /// term.
-    fn each_candidate(&self, term: &[u8], mut visit: impl FnMut(usize) -> bool) {
+    /// The posting lists of the trigrams of `term` (3+ bytes), shortest
+    /// first.
+    fn lists(&self, term: &[u8]) -> Vec<Cursor<'_>> {
         let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
         grams.sort_unstable();
         grams.dedup();
         let mut lists: Vec<Cursor<'_>> = grams.iter().map(|&g| self.cursor(g)).collect();
-        lists.sort_by_key(|c| c.bytes.len());
-        let mut target = 0;
-        'walk: while let Some(candidate) = lists[0].seek(target) {
-            for list in &mut lists[1..] {
-                match list.seek(candidate) {
-                    None => break 'walk,
-                    Some(p) if p > candidate => {
-                        target = p;
-                        continue 'walk;
-                    }
-                    Some(_) => {}
-                }
-            }
-            if visit(candidate) {
-                break;
-            }
-            target = candidate + 1;
-        }
+        lists.sort_by_key(Cursor::byte_len);
+        lists
+    }
+
+    /// Leaderboard positions holding every trigram of `term` (3+ bytes),
+    /// ascending, until `visit` returns true (see [`leapfrog`]).
+    /// Candidates only: the text may still not hold the term.
+    fn each_candidate(&self, term: &[u8], visit: impl FnMut(usize) -> bool) {
+        leapfrog(&mut self.lists(term), visit);
     }
 
     /// The leaderboard positions holding every trigram of `term_lower`
     /// (3+ bytes), ascending: a superset of its matches, to intersect with
     /// a set before testing the members left ([`SearchIndex::matches`]).
-    ///
-    /// All of them are wanted, so the two shortest lists are decoded whole
-    /// and merged (a tight loop each, ~3 ns a posting, where a leapfrog
-    /// seek per posting cost ~6), unless the second is much longer than
-    /// the first: then, as for any further list, the candidates seek in it.
+    /// All of them are wanted (see [`intersect_all`]).
     pub fn candidates(&self, term_lower: &str) -> Vec<usize> {
-        let mut grams: Vec<u32> = term_lower.as_bytes().windows(3).map(gram_key).collect();
-        grams.sort_unstable();
-        grams.dedup();
-        let mut lists: Vec<Cursor<'_>> = grams.iter().map(|&g| self.cursor(g)).collect();
-        lists.sort_by_key(|c| c.bytes.len());
-        let mut out: Vec<usize> = match lists.as_slice() {
-            [] => return Vec::new(),
-            [only] => return decode_all(only.bytes),
-            [a, b, ..] if b.bytes.len() <= a.bytes.len() * MERGE_WITHIN => {
-                merge_intersection(&decode_all(a.bytes), &decode_all(b.bytes))
-            }
-            [a, ..] => decode_all(a.bytes),
-        };
-        let decoded = if lists[1].bytes.len() <= lists[0].bytes.len() * MERGE_WITHIN {
-            2
-        } else {
-            1
-        };
-        for list in &mut lists[decoded..] {
-            out.retain(|&p| list.seek(p) == Some(p));
-        }
-        out
+        intersect_all(&mut self.lists(term_lower.as_bytes()))
     }
 
     /// Leaderboard positions whose address or name contains `term_lower`
@@ -647,38 +461,6 @@ impl SearchIndex {
 mod tests {
     use super::super::term::contains;
     use super::*;
-
-    #[test]
-    fn merged_lists() {
-        assert_eq!(merge_intersection(&[1, 3, 5, 7], &[0, 3, 4, 7, 9]), [3, 7]);
-        assert_eq!(merge_intersection(&[], &[1]), Vec::<usize>::new());
-        assert_eq!(merge_intersection(&[2, 4], &[2, 4]), [2, 4]);
-        assert_eq!(merge_intersection(&[5], &[1, 2, 3]), Vec::<usize>::new());
-    }
-
-    #[test]
-    fn varint_postings_round_trip() {
-        let list = [0u32, 1, 2, 200, 201, 70_000, 5_000_000, u32::MAX - 1];
-        let gaps: Vec<u32> = list
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| if i == 0 { p } else { p - list[i - 1] })
-            .collect();
-        let mut bytes = vec![0u8; gaps.iter().map(|&g| varint_len(g)).sum()];
-        let mut at = 0;
-        for &gap in &gaps {
-            write_varint(&mut bytes, &mut at, gap);
-        }
-        assert_eq!(at, bytes.len());
-        assert_eq!(varint_len(0), 1);
-        assert_eq!(varint_len(127), 1);
-        assert_eq!(varint_len(128), 2);
-        assert_eq!(varint_len(u32::MAX), 5);
-        let back: Vec<usize> = positions(&bytes).collect();
-        assert_eq!(back, list.iter().map(|&p| p as usize).collect::<Vec<_>>());
-        assert_eq!(decode_all(&bytes), back);
-        assert_eq!(positions(&[]).count(), 0);
-    }
 
     /// A name too long for its entry's length field is found through
     /// `long_name_ends`; the names after it still start where they do.
