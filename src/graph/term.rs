@@ -140,12 +140,6 @@ pub struct Term<'a> {
 }
 
 impl<'a> Term<'a> {
-    /// Whether an account's address can hold the term (else only its name
-    /// is read).
-    pub fn may_be_in_address(&self) -> bool {
-        self.may_be_in_address
-    }
-
     /// Whether a text whose `byte_mask` is `text_mask` may hold the term.
     #[inline(always)]
     pub(super) fn may_be_in(&self, text_mask: u64) -> bool {
