@@ -34,6 +34,103 @@ pub fn push_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Fixed-length ASCII text: every way to build or change one writes only
+/// ASCII, so it appends to a `String` without a UTF-8 check (the check,
+/// reading bytes just stored, cost 20% of a 3.6 MB `taggedAs` answer).
+#[derive(Clone, Copy)]
+pub struct Ascii<const N: usize>([u8; N]);
+
+impl<const N: usize> Ascii<N> {
+    pub const LEN: usize = N;
+
+    /// `text` padded with spaces to `N` bytes (a compile-time error if it
+    /// is longer or not ASCII).
+    pub const fn padded(text: &str) -> Self {
+        let text = text.as_bytes();
+        assert!(text.len() <= N && text.is_ascii());
+        let mut bytes = [b' '; N];
+        let mut i = 0;
+        while i < text.len() {
+            bytes[i] = text[i];
+            i += 1;
+        }
+        Ascii(bytes)
+    }
+
+    /// Writes `piece` at byte `at`.
+    #[inline]
+    pub fn put<const M: usize>(&mut self, at: usize, piece: &Ascii<M>) {
+        self.0[at..at + M].copy_from_slice(&piece.0);
+    }
+
+    /// Appends bytes `from..` to `out`.
+    #[inline]
+    pub fn push_from(&self, out: &mut String, from: usize) {
+        // SAFETY: ASCII bytes (any run of them) appended to valid UTF-8
+        // leave valid UTF-8.
+        unsafe { out.as_mut_vec() }.extend_from_slice(&self.0[from..]);
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Always Ok: the bytes are ASCII.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+/// The two lower-case hex digits of every byte value.
+pub const HEX_PAIRS: [[u8; 2]; 256] = {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut t = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = [HEX[b >> 4], HEX[b & 15]];
+        b += 1;
+    }
+    t
+};
+
+/// The 8 lower-case hex digits of 4 bytes, in order, without a table or
+/// branches: each nibble spread to its own byte, then mapped to `0`-`9`
+/// or `a`-`f`.
+#[inline]
+pub fn hex_of_4(bytes: [u8; 4]) -> Ascii<8> {
+    let mut x = u64::from(u32::from_be_bytes(bytes));
+    x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
+    x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
+    x = (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    // 1 in the bytes holding 10-15 (n + 6 carries into bit 4).
+    let letters = ((x + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+    Ascii((x + 0x3030_3030_3030_3030 + letters * u64::from(b'a' - b'0' - 10)).to_be_bytes())
+}
+
+/// An address as its JSON string: `"0x` + 40 lower-case hex digits + `"`.
+#[inline]
+pub fn address_literal(a: &[u8; 20]) -> Ascii<44> {
+    let mut literal = Ascii::<44>::padded("\"0x");
+    for (i, chunk) in a.chunks_exact(4).enumerate() {
+        literal.put(
+            3 + 8 * i,
+            &hex_of_4([chunk[0], chunk[1], chunk[2], chunk[3]]),
+        );
+    }
+    literal.0[43] = b'"';
+    literal
+}
+
+/// Appends lower-case hex of `bytes` (without `0x`) to `out`, 4 bytes at
+/// a time (per-char pushes, then a table and a UTF-8 check per address,
+/// showed in the profile of a body of ten thousand addresses).
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
+    out.reserve(bytes.len() * 2);
+    let mut chunks = bytes.chunks_exact(4);
+    for chunk in &mut chunks {
+        hex_of_4([chunk[0], chunk[1], chunk[2], chunk[3]]).push_from(out, 0);
+    }
+    for &b in chunks.remainder() {
+        Ascii(HEX_PAIRS[usize::from(b)]).push_from(out, 0);
+    }
+}
+
 /// Appends `"key":` (keys are plain ASCII identifiers).
 pub fn push_key(out: &mut String, key: &str) {
     out.push('"');
@@ -125,6 +222,25 @@ mod tests {
         push_padded(&mut out, 2024, 4);
         push_padded(&mut out, 0, 2);
         assert_eq!(out, "007202400");
+    }
+
+    #[test]
+    fn hex_of_every_byte_in_every_position() {
+        for b in 0..=255u8 {
+            for at in 0..4 {
+                let mut bytes = [0x5au8; 4];
+                bytes[at] = b;
+                let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                assert_eq!(hex_of_4(bytes).as_str(), want, "{bytes:?}");
+            }
+        }
+        let a: [u8; 20] = std::array::from_fn(|i| (i * 53 + 7) as u8);
+        let hex: String = a.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(address_literal(&a).as_str(), format!("\"0x{hex}\""));
+        let mut out = String::from("é");
+        address_literal(&a).push_from(&mut out, 40);
+        push_hex(&mut out, &a[..7]);
+        assert_eq!(out, format!("é{}\"{}", &hex[37..], &hex[..14]));
     }
 
     #[test]

@@ -5,14 +5,13 @@
 //! (docs/openapi.yaml).
 
 use crate::graph::{AccountId, Graph, Profile, Record, FLAG_BLOCK, FLAG_MUTE};
-use crate::json::{push_key, push_num_str, push_opt_str, push_str};
-use crate::snapshot::{push_hex, Address};
+use crate::json::{address_literal, push_key, push_num_str, push_opt_str, push_str};
+use crate::snapshot::Address;
 
 /// `"0x…"`, lower-case.
+#[inline]
 pub fn push_address(out: &mut String, a: &Address) {
-    out.push_str("\"0x");
-    push_hex(out, a);
-    out.push('"');
+    address_literal(a).push_from(out, 0);
 }
 
 /// `"2024-10-14T19:45:38.617Z"`.

@@ -7,7 +7,7 @@
 
 use crate::error::ApiError;
 use crate::graph::{AccountId, FastMap, Graph, RecordRow};
-use crate::json::{push_key, push_num, push_num_str, push_str};
+use crate::json::{address_literal, push_key, push_num, push_num_str, push_str, Ascii};
 use crate::snapshot::Address;
 
 use super::query_string::{trim, Query};
@@ -85,53 +85,120 @@ pub fn render_tagged_as(g: &Graph, subject: Subject<'_>, t: Option<AccountId>, o
 /// `{subject, "tags", "tagCounts", "taggedAddresses"}` of (account, tag)
 /// pairs given in their order (address, then tag bytes: rows and the
 /// tagged-by index are by address, a tag set's tags by bytes): tags
-/// counted by id, then only the distinct ones sorted by bytes.
-fn push_pairs(g: &Graph, subject: &Subject<'_>, pairs: Vec<(&Address, u32)>, out: &mut String) {
+/// counted by id, then only the distinct ones sorted by bytes. A hub's
+/// answer holds tens of thousands of pairs over a few tags, so each
+/// distinct tag's `,"tag":…}` is written once and copied per pair.
+fn push_pairs(g: &Graph, subject: &Subject<'_>, mut pairs: Vec<(&Address, u32)>, out: &mut String) {
     let text = |tag: u32| g.tag_text(tag).as_bytes();
     debug_assert!(pairs
         .windows(2)
         .all(|w| (w[0].0, text(w[0].1)) < (w[1].0, text(w[1].1))));
-    let mut by_tag: FastMap<u32, u64> = FastMap::default();
-    for &(_, tag) in &pairs {
-        *by_tag.entry(tag).or_insert(0) += 1;
+    let mut distinct = DistinctTags::default();
+    for pair in &mut pairs {
+        pair.1 = distinct.count(pair.1);
     }
-    let mut counts: Vec<(u32, u64)> = by_tag.into_iter().collect();
-    counts.sort_unstable_by(|a, b| text(a.0).cmp(text(b.0)));
+    let mut by_text: Vec<usize> = (0..distinct.tags.len()).collect();
+    by_text.sort_unstable_by(|&a, &b| text(distinct.tags[a]).cmp(text(distinct.tags[b])));
     out.push('{');
     push_subject(subject, out);
     out.push_str(",\"tags\":[");
-    for (i, &(tag, _)) in counts.iter().enumerate() {
+    for (i, &slot) in by_text.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_str(out, g.tag_text(tag));
+        push_str(out, g.tag_text(distinct.tags[slot]));
     }
     out.push_str("],\"tagCounts\":[");
-    for (i, &(tag, n)) in counts.iter().enumerate() {
+    for (i, &slot) in by_text.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         out.push('{');
         push_key(out, "tag");
-        push_str(out, g.tag_text(tag));
+        push_str(out, g.tag_text(distinct.tags[slot]));
         out.push(',');
         push_key(out, "count");
-        push_num(out, n);
+        push_num(out, distinct.counts[slot]);
         out.push('}');
     }
     out.push_str("],\"taggedAddresses\":[");
-    out.reserve(pairs.len() * 72);
-    for (i, &(address, tag)) in pairs.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str("{\"address\":");
-        push_address(out, address);
-        out.push_str(",\"tag\":");
-        push_str(out, g.tag_text(tag));
-        out.push('}');
+    let endings: Vec<String> = distinct
+        .tags
+        .iter()
+        .map(|&tag| {
+            let mut ending = String::from(",\"tag\":");
+            push_str(&mut ending, g.tag_text(tag));
+            ending.push('}');
+            ending
+        })
+        .collect();
+    let ending_bytes: usize = pairs
+        .iter()
+        .map(|&(_, slot)| endings[slot as usize].len())
+        .sum();
+    out.reserve(pairs.len() * Ascii::<56>::LEN + ending_bytes);
+    let mut head = PAIR_HEAD;
+    for (i, &(address, slot)) in pairs.iter().enumerate() {
+        head.put(12, &address_literal(address));
+        head.push_from(out, usize::from(i == 0));
+        out.push_str(&endings[slot as usize]);
     }
     out.push_str("]}");
+}
+
+/// `,{"address":` and room for the address's literal.
+const PAIR_HEAD: Ascii<56> = Ascii::padded(",{\"address\":");
+
+/// The distinct tags of an answer in first-seen order, with their counts.
+/// A tag is found by a look at the last one seen (pairs run in address
+/// order, mostly over one or two tags), then a scan while they are few,
+/// then a map.
+#[derive(Default)]
+struct DistinctTags {
+    tags: Vec<u32>,
+    counts: Vec<u64>,
+    last: usize,
+    slots: FastMap<u32, usize>,
+}
+
+/// Distinct tags scanned before a map is built.
+const SCANNED_TAGS: usize = 16;
+
+impl DistinctTags {
+    /// Counts `tag` once; its slot in `tags` and `counts`.
+    fn count(&mut self, tag: u32) -> u32 {
+        let slot = if self.tags.get(self.last) == Some(&tag) {
+            self.last
+        } else if self.tags.len() <= SCANNED_TAGS {
+            match self.tags.iter().position(|&t| t == tag) {
+                Some(slot) => slot,
+                None => self.add(tag),
+            }
+        } else {
+            match self.slots.get(&tag) {
+                Some(&slot) => slot,
+                None => self.add(tag),
+            }
+        };
+        self.last = slot;
+        self.counts[slot] += 1;
+        slot as u32
+    }
+
+    fn add(&mut self, tag: u32) -> usize {
+        let slot = self.tags.len();
+        self.tags.push(tag);
+        self.counts.push(0);
+        if self.tags.len() > SCANNED_TAGS {
+            if self.slots.is_empty() {
+                self.slots
+                    .extend(self.tags.iter().enumerate().map(|(i, &t)| (t, i)));
+            } else {
+                self.slots.insert(tag, slot);
+            }
+        }
+        slot
+    }
 }
 
 /// 35 with `include`: the records carrying at least one of the tags
@@ -175,4 +242,26 @@ pub fn render_tag_search(
         out.push('}');
     }
     out.push_str("]}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_tags_count_past_the_scanned_few() {
+        let mut distinct = DistinctTags::default();
+        // 40 distinct tags, interleaved, so the map takes over after 16.
+        let stream: Vec<u32> = (0..400u32).map(|i| (i * 7) % 40 + 1000).collect();
+        let slots: Vec<u32> = stream.iter().map(|&t| distinct.count(t)).collect();
+        for (&tag, &slot) in stream.iter().zip(&slots) {
+            assert_eq!(distinct.tags[slot as usize], tag);
+        }
+        assert_eq!(distinct.tags.len(), 40);
+        assert!(distinct.counts.iter().all(|&n| n == 10));
+        let mut seen = distinct.tags.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), 40);
+    }
 }

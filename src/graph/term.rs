@@ -22,7 +22,7 @@ pub(super) fn address_bytes(a: &Address) -> [u8; 42] {
     out[0] = b'0';
     out[1] = b'x';
     for (pair, &b) in out[2..].chunks_exact_mut(2).zip(a) {
-        pair.copy_from_slice(&crate::snapshot::HEX_PAIRS[usize::from(b)]);
+        pair.copy_from_slice(&crate::json::HEX_PAIRS[usize::from(b)]);
     }
     out
 }

@@ -51,32 +51,9 @@ const HEX_VALUE: [u8; 256] = {
     t
 };
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-/// The two lower-case hex digits of every byte value.
-pub const HEX_PAIRS: [[u8; 2]; 256] = {
-    let mut t = [[0u8; 2]; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = [HEX[b >> 4], HEX[b & 15]];
-        b += 1;
-    }
-    t
-};
-
-/// Appends lower-case hex of `bytes` (without `0x`) to `out`: an address
-/// (20 bytes) at a time, one append each (per-char pushes showed in the
-/// profile of a body of ten thousand addresses).
+/// Appends lower-case hex of `bytes` (without `0x`) to `out`.
 pub fn push_hex(out: &mut String, bytes: &[u8]) {
-    out.reserve(bytes.len() * 2);
-    for chunk in bytes.chunks(20) {
-        let mut digits = [0u8; 40];
-        for (pair, &b) in digits.chunks_exact_mut(2).zip(chunk) {
-            pair.copy_from_slice(&HEX_PAIRS[usize::from(b)]);
-        }
-        // Only ASCII hex digits were written.
-        out.push_str(std::str::from_utf8(&digits[..2 * chunk.len()]).unwrap_or_default());
-    }
+    crate::json::push_hex(out, bytes);
 }
 
 /// `0x` + 40 lower-case hex digits.
