@@ -163,15 +163,20 @@ pub struct ExportConfig {
     pub out: PathBuf,
     /// Directory name of the new snapshot (default `snap-<UTC yyyymmddThhmmssZ>`
     /// of the export's transaction time).
-    #[arg(long)]
+    #[arg(long, env = "FOLLOWGRAPH_NAME")]
     pub name: Option<String>,
     /// Snapshots kept in the root after publishing (the one CURRENT names
     /// is never deleted).
     #[arg(long, env = "FOLLOWGRAPH_KEEP", default_value_t = 3)]
     pub keep: usize,
     /// `TABLE=FILE.sql`: run FILE's SELECT instead of the built-in one for
-    /// that snapshot table (repeatable).
-    #[arg(long = "query", value_name = "TABLE=FILE.sql")]
+    /// that snapshot table (repeatable; in the environment, comma-separated).
+    #[arg(
+        long = "query",
+        value_name = "TABLE=FILE.sql",
+        env = "FOLLOWGRAPH_QUERIES",
+        value_delimiter = ','
+    )]
     pub queries: Vec<String>,
     /// Export, publish, sleep this many seconds, repeat (0: once).
     #[arg(long, env = "FOLLOWGRAPH_EVERY", default_value_t = 0)]

@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 
 use crate::config::ExportConfig;
 use crate::snapshot::{
-    is_valid_snapshot_name, publish, sync_dir, Manifest, Table, TableEntry, WrittenTable, FORMAT_V1,
+    is_valid_snapshot_name, publish, sync_dir, Manifest, Table, TableEntry, WrittenTable,
+    FORMAT_V1, IN_PROGRESS_PREFIX,
 };
 use sink::TableSink;
 pub use summary::{cpu_seconds, peak_rss_bytes, SkipEntry, Skips, Summary};
@@ -60,6 +61,11 @@ impl ExportOptions {
             if !is_valid_snapshot_name(name) {
                 return Err(format!(
                     "--name {name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
+                ));
+            }
+            if name.starts_with(IN_PROGRESS_PREFIX) {
+                return Err(format!(
+                    "--name {name:?}: names starting with {IN_PROGRESS_PREFIX:?} are an export's work in progress, never served"
                 ));
             }
         }
@@ -285,7 +291,7 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
 
     let name = choose_name(root, opts.name.as_deref(), created_at_ms)?;
     let tmp = TmpDir {
-        path: root.join(format!(".tmp-{name}")),
+        path: root.join(format!("{IN_PROGRESS_PREFIX}{name}")),
         keep: false,
     };
     std::fs::create_dir(&tmp.path)
@@ -435,7 +441,11 @@ fn remove_stale_tmp_dirs(root: &Path) {
         return;
     };
     for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(".tmp-") {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(IN_PROGRESS_PREFIX)
+        {
             tracing::info!(
                 "removing {}, left by an interrupted export",
                 entry.path().display()

@@ -13,7 +13,7 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Schema, TimeUnit};
 
 use super::schema::{ColumnKind as Kind, ColumnSpec as Spec};
-use super::tables::{parse_address, Address};
+use super::tables::{parse_address_any_case, Address};
 use super::{SnapshotError, SnapshotErrorKind};
 
 fn is_text(t: &DataType) -> bool {
@@ -206,7 +206,7 @@ impl<'a> Column<'a> {
     #[inline]
     pub fn address(&self, i: usize) -> Result<Address, String> {
         let text = self.text(i)?;
-        parse_address(text)
+        parse_address_any_case(text)
             .ok_or_else(|| format!("malformed address {text:?} in column `{}`", self.name))
     }
 

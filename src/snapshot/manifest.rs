@@ -120,7 +120,8 @@ fn no_snapshot(file: String, reason: impl Into<String>) -> SnapshotError {
 
 /// Finds the snapshot directory `path` stands for: `path` itself when it
 /// holds a `manifest.json`; else the directory `path/CURRENT` names; else
-/// the sub-directory with the greatest name that holds a `manifest.json`.
+/// the sub-directory with the greatest name that holds a `manifest.json`,
+/// an export's `.tmp-` work in progress excepted.
 pub fn resolve_snapshot_dir(path: &Path) -> Result<PathBuf, SnapshotError> {
     let shown = path.display().to_string();
     if path.join(MANIFEST).is_file() {
@@ -153,6 +154,7 @@ pub fn resolve_snapshot_dir(path: &Path) -> Result<PathBuf, SnapshotError> {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 let dir = entry.path();
                 if is_valid_snapshot_name(&name)
+                    && !name.starts_with(IN_PROGRESS_PREFIX)
                     && dir.join(MANIFEST).is_file()
                     && best.as_ref().is_none_or(|(b, _)| name > *b)
                 {
@@ -172,6 +174,10 @@ pub fn resolve_snapshot_dir(path: &Path) -> Result<PathBuf, SnapshotError> {
         )),
     }
 }
+
+/// Where `followgraph export` builds a snapshot before renaming it to its
+/// name: never a snapshot to serve, never a name to publish under.
+pub const IN_PROGRESS_PREFIX: &str = ".tmp-";
 
 pub fn is_valid_snapshot_name(name: &str) -> bool {
     !name.is_empty()

@@ -17,6 +17,20 @@ pub fn parse_address(text: &str) -> Option<Address> {
     Some(out)
 }
 
+/// A snapshot's address column: `0x` + 40 hex digits in any case, the
+/// prefix included (SNAPSHOT.md: the loader accepts any case). The API's
+/// `addressOrENS` stays strict (`parse_address`): there `0X…` is a name.
+pub fn parse_address_any_case(text: &str) -> Option<Address> {
+    match text.as_bytes() {
+        [b'0', b'X', hex @ ..] if hex.len() == 40 => {
+            let mut out = [0u8; 20];
+            decode_hex(hex, &mut out)?;
+            Some(out)
+        }
+        _ => parse_address(text),
+    }
+}
+
 /// Hex digits (either case), two per byte, into `out` (as many bytes as
 /// `out` holds); `None` if any of them is not a hex digit. Table-driven and
 /// branch-free per digit: the loader decodes tens of millions of addresses.

@@ -200,7 +200,8 @@ fn malformed_address() {
 fn uppercase_addresses_are_lower_cased() {
     let upper = format!("0x{}", "AB".repeat(20));
     let mixed = "0xC9C3A4337a1bba75D0860A1A81f7B990dc607334";
-    let users = strings(&[Some(&upper), Some(mixed), Some(&addr_text(3))]);
+    let upper_prefix = format!("0X{}", "Cd".repeat(20));
+    let users = strings(&[Some(&upper), Some(mixed), Some(&upper_prefix)]);
     let (_tmp, dir) = sample_with_column("lists", "user", users);
     let snap = read_snapshot(&dir).unwrap();
     assert_eq!(snap.tables.lists[0].user, [0xab; 20]);
@@ -208,6 +209,7 @@ fn uppercase_addresses_are_lower_cased() {
         format_address(&snap.tables.lists[1].user),
         mixed.to_lowercase()
     );
+    assert_eq!(snap.tables.lists[2].user, [0xcd; 20]);
 }
 
 #[test]

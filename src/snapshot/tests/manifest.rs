@@ -157,6 +157,22 @@ fn resolve_without_current_takes_the_greatest_name_with_a_manifest() {
     let empty = tempfile::tempdir().unwrap();
     let e = resolve_snapshot_dir(empty.path()).unwrap_err();
     assert!(e.reason.contains("no CURRENT"), "{e}");
+
+    // An export's work in progress, manifest written but not yet renamed,
+    // is never taken, even alone.
+    let only_tmp = tempfile::tempdir().unwrap();
+    let in_progress = only_tmp.path().join(".tmp-2026-05-01");
+    write_snapshot(
+        &in_progress,
+        CREATED,
+        &Tables::default(),
+        &WriteOptions::default(),
+    )
+    .unwrap();
+    let e = resolve_snapshot_dir(only_tmp.path()).unwrap_err();
+    assert!(e.reason.contains("no CURRENT"), "{e}");
+    std::fs::rename(&in_progress, root.join(".tmp-2026-05-01")).unwrap();
+    assert_eq!(resolve_snapshot_dir(root).unwrap(), root.join("2026-03-01"));
 }
 
 #[test]

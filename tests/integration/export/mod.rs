@@ -84,7 +84,17 @@ fn export_args(url: &str, out: &Path, extra: &[&str]) -> Vec<OsString> {
 
 /// Runs `export` to its exit; returns (exit code, stderr).
 fn export(url: &str, out: &Path, extra: &[&str]) -> (i32, String) {
-    let (status, _, stderr) = run_to_exit(&export_args(url, out, extra), &[], EXPORT_TIMEOUT);
+    export_with_env(url, out, extra, &[])
+}
+
+/// `export` with environment variables set.
+fn export_with_env(
+    url: &str,
+    out: &Path,
+    extra: &[&str],
+    envs: &[(&str, OsString)],
+) -> (i32, String) {
+    let (status, _, stderr) = run_to_exit(&export_args(url, out, extra), envs, EXPORT_TIMEOUT);
     let status = status.unwrap_or_else(|| panic!("export did not finish; stderr:\n{stderr}"));
     (status.code().unwrap_or(-1), stderr)
 }

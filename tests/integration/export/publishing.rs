@@ -7,7 +7,10 @@ use followgraph::snapshot::Tables;
 use crate::pg::Postgres;
 
 use super::fixture::fixture_sql;
-use super::{current, export, export_json, export_ok, indexer, ms, slot, snapshot_dirs, B, LR};
+use super::{
+    current, export, export_json, export_ok, export_with_env, indexer, ms, slot, snapshot_dirs, B,
+    LR,
+};
 
 #[test]
 fn publishes_atomically_with_manifest_checksums_and_export_json() {
@@ -40,6 +43,19 @@ fn publishes_atomically_with_manifest_checksums_and_export_json() {
     export_ok(&pg.url(), out.path(), &[]);
     let name = current(out.path()).unwrap();
     assert!(name.starts_with("snap-2") && name.ends_with('Z'), "{name}");
+    // The name from the environment; never an export's work-in-progress
+    // prefix.
+    let (code, stderr) = export_with_env(
+        &pg.url(),
+        out.path(),
+        &[],
+        &[("FOLLOWGRAPH_NAME", "from-env".into())],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(current(out.path()).as_deref(), Some("from-env"));
+    let (code, stderr) = export(&pg.url(), out.path(), &["--name", ".tmp-x"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("work in progress"), "{stderr}");
 }
 
 #[test]

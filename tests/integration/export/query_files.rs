@@ -7,7 +7,9 @@ use std::path::Path;
 use crate::pg::Postgres;
 
 use super::fixture::fixture_sql;
-use super::{a, current, export, export_ok, indexer, loaded, skipped, snapshot_dirs, sorted, A};
+use super::{
+    a, current, export, export_with_env, indexer, loaded, skipped, snapshot_dirs, sorted, A,
+};
 
 #[test]
 fn a_bad_query_names_the_table_and_column_and_publishes_nothing() {
@@ -68,16 +70,20 @@ fn badges_through_query_files() {
     ));
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/indexer/queries");
     let out = tempfile::tempdir().unwrap();
-    let stderr = export_ok(
+    // Both files through the environment, comma-separated (the flag
+    // itself is exercised above).
+    let queries = format!(
+        "badge_events={},badges={}",
+        dir.join("badge_events.sql").display(),
+        dir.join("badges.sql").display()
+    );
+    let (code, stderr) = export_with_env(
         &pg.url(),
         out.path(),
-        &[
-            "--query",
-            &format!("badge_events={}", dir.join("badge_events.sql").display()),
-            "--query",
-            &format!("badges={}", dir.join("badges.sql").display()),
-        ],
+        &[],
+        &[("FOLLOWGRAPH_QUERIES", queries.into())],
     );
+    assert_eq!(code, 0, "{stderr}");
     assert!(!stderr.contains("written empty"), "{stderr}");
     let t = loaded(out.path());
     assert_eq!(
