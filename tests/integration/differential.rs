@@ -19,6 +19,7 @@
 mod gen;
 mod gen_follow;
 mod gen_more;
+mod gen_snap;
 mod model;
 mod target;
 
@@ -31,7 +32,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
 use serde_json::Value;
 
-use gen::{build_req, build_snap, req_spec, snap_spec, Snap, NOW_MS};
+use gen::{build_req, req_spec};
+use gen_snap::{build_snap, snap_spec, Snap, NOW_MS};
 use model::{addr_text, iso, Model};
 use target::{encode, Req};
 
@@ -496,7 +498,7 @@ fn differential_model_iso() {
     assert_eq!(iso(1_728_935_138_617), "2024-10-14T19:45:38.617Z");
     assert_eq!(iso(951_782_400_007), "2000-02-29T00:00:00.007Z");
     assert_eq!(iso(1_795_176_000_000), "2026-11-20T12:00:00.000Z");
-    assert_eq!(iso(gen::S), "2024-10-14T00:00:00.000Z");
+    assert_eq!(iso(gen_snap::S), "2024-10-14T00:00:00.000Z");
     assert_eq!(iso(-1), "1969-12-31T23:59:59.999Z");
     assert_eq!(iso(-1_500), "1969-12-31T23:59:58.500Z");
     assert_eq!(iso(-86_400_001), "1969-12-30T23:59:59.999Z");

@@ -13,8 +13,9 @@
 use followgraph::snapshot::format_address;
 use proptest::prelude::*;
 
-use super::gen::{param_value, ReqSpec, Snap, NAMES, UNKNOWN_ADDRESS};
+use super::gen::{param_value, ReqSpec};
 use super::gen_more::{list_subject, user_subject};
+use super::gen_snap::{Snap, NAMES, UNKNOWN_ADDRESS};
 use super::target::{encode, hex_random_case, random_case, with_query, Req};
 
 /// Record choices (i, j): record i takes the `updated_at` of the j-th

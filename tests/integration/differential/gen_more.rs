@@ -8,7 +8,8 @@
 use followgraph::snapshot::{format_address, Address};
 use proptest::prelude::*;
 
-use super::gen::{list_param, param_value, user_param, ReqSpec, Snap};
+use super::gen::{list_param, param_value, user_param, ReqSpec};
+use super::gen_snap::Snap;
 use super::target::{encode, hex_random_case, random_case, with_query, Req};
 
 const ZERO: Address = [0; 20];

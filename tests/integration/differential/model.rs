@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use followgraph::snapshot::{Address, EnsRow, OpRow, RecordRow, Tables};
 use serde_json::{json, Value};
 
-use super::gen::NOW_MS;
+use super::gen_snap::NOW_MS;
 use super::target::Req;
 
 mod account;
