@@ -77,6 +77,13 @@ impl<const N: usize> Ascii<N> {
     }
 }
 
+/// `n % 100` as two decimal digits.
+#[inline]
+pub fn two_digits(n: u32) -> Ascii<2> {
+    let n = (n % 100) as u8;
+    Ascii([b'0' + n / 10, b'0' + n % 10])
+}
+
 /// The two lower-case hex digits of every byte value.
 pub const HEX_PAIRS: [[u8; 2]; 256] = {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -191,14 +198,15 @@ pub fn push_int(out: &mut String, n: i64) {
 
 /// Appends `n` zero-padded to `width` digits (`n` < 10^width).
 pub fn push_padded(out: &mut String, n: u64, width: usize) {
-    let mut digits = [b'0'; 20];
+    // Right-aligned in the buffer, appended once.
+    let mut digits = Ascii([b'0'; 20]);
     let mut n = n;
-    let width = width.min(digits.len());
-    for at in (0..width).rev() {
-        digits[at] = b'0' + (n % 10) as u8;
+    let width = width.min(digits.0.len());
+    for at in (digits.0.len() - width..digits.0.len()).rev() {
+        digits.0[at] = b'0' + (n % 10) as u8;
         n /= 10;
     }
-    out.extend(digits[..width].iter().map(|&d| char::from(d)));
+    digits.push_from(out, digits.0.len() - width);
 }
 
 #[cfg(test)]

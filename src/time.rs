@@ -2,6 +2,8 @@
 //! (`2024-10-14T19:45:38.617Z`). Hand-rolled: two small functions do not
 //! earn a date-time crate.
 
+use crate::json::{two_digits, Ascii};
+
 /// Formats epoch milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC).
 pub fn format_iso_ms(ms: i64) -> String {
     let mut out = String::with_capacity(24);
@@ -19,20 +21,20 @@ pub fn write_iso_ms(out: &mut String, ms: i64) {
     let (hh, mm, ss) = (secs / 3600, (secs / 60) % 60, secs % 60);
     use std::fmt::Write;
     if (0..=9999).contains(&y) {
-        // By hand (not `write!`): every row of a follower list has a time.
-        let fields = [
-            (y, 4, '-'),
-            (m, 2, '-'),
-            (d, 2, 'T'),
-            (hh, 2, ':'),
-            (mm, 2, ':'),
-            (ss, 2, '.'),
-            (millis, 3, 'Z'),
-        ];
-        for (value, width, then) in fields {
-            crate::json::push_padded(out, value as u64, width);
-            out.push(then);
-        }
+        // By hand, into one buffer appended once (not `write!`, not a
+        // push per field): every row of a follower list has a time.
+        let mut iso = Ascii::<24>::padded("0000-00-00T00:00:00.000Z");
+        let two = |n: i64| two_digits(n as u32);
+        iso.put(0, &two(y / 100));
+        iso.put(2, &two(y % 100));
+        iso.put(5, &two(m as i64));
+        iso.put(8, &two(d as i64));
+        iso.put(11, &two(hh));
+        iso.put(14, &two(mm));
+        iso.put(17, &two(ss));
+        iso.put(20, &two(millis / 10));
+        iso.put(21, &two(millis % 100));
+        iso.push_from(out, 0);
     } else {
         // Out-of-range years keep ISO 8601's expanded form with a sign.
         let _ = write!(
