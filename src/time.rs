@@ -27,8 +27,8 @@ pub fn write_iso_ms(out: &mut String, ms: i64) {
         let two = |n: i64| two_digits(n as u32);
         iso.put(0, &two(y / 100));
         iso.put(2, &two(y % 100));
-        iso.put(5, &two(m as i64));
-        iso.put(8, &two(d as i64));
+        iso.put(5, &two(m));
+        iso.put(8, &two(d));
         iso.put(11, &two(hh));
         iso.put(14, &two(mm));
         iso.put(17, &two(ss));
