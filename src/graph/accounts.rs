@@ -195,6 +195,7 @@ impl NameIndex {
     ) -> Option<AccountId> {
         let hash = name_hash(lower);
         let bucket = &self.names[self.buckets.range(Buckets::of_hash(hash))];
+        super::prefetch_lines(bucket);
         let first = bucket.partition_point(|&(h, _)| h < hash);
         bucket[first..]
             .iter()

@@ -61,7 +61,9 @@ pub fn find_address(
 ) -> Option<AccountId> {
     let range = buckets.range(Buckets::of_address(address));
     let start = range.start;
-    addresses[range]
+    let bucket = &addresses[range];
+    super::prefetch_lines(bucket);
+    bucket
         .binary_search(address)
         .ok()
         .map(|i| (start + i) as AccountId)
