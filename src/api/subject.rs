@@ -33,28 +33,21 @@ impl AccountRef {
     /// Unknown names give 404 "ENS name not valid or does not exist"; any
     /// address resolves, known to the snapshot or not.
     pub fn resolve(&self, g: &Graph) -> Result<Account, ApiError> {
-        let account = match self {
-            AccountRef::Address(address) => Account {
+        match self {
+            AccountRef::Address(address) => Ok(Account {
                 address: *address,
                 id: g.account_id(address),
-            },
+            }),
             AccountRef::Name(lower) => {
                 let id = g
                     .account_by_lower_name(lower)
                     .ok_or(ApiError::UnknownName)?;
-                Account {
+                Ok(Account {
                     address: *g.address(id),
                     id: Some(id),
-                }
+                })
             }
-        };
-        // Most answers show the account's counts, lists and profile: their
-        // cache misses start together here instead of one after another
-        // while the answer is written.
-        if let Some(id) = account.id {
-            g.prefetch_accounts(&[id]);
         }
-        Ok(account)
     }
 }
 
