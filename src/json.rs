@@ -71,6 +71,10 @@ impl<const N: usize> Ascii<N> {
         unsafe { out.as_mut_vec() }.extend_from_slice(&self.0[from..]);
     }
 
+    pub fn as_bytes(&self) -> &[u8; N] {
+        &self.0
+    }
+
     pub fn as_str(&self) -> &str {
         // Always Ok: the bytes are ASCII.
         std::str::from_utf8(&self.0).unwrap_or_default()
@@ -85,7 +89,7 @@ pub fn two_digits(n: u32) -> Ascii<2> {
 }
 
 /// The two lower-case hex digits of every byte value.
-pub const HEX_PAIRS: [[u8; 2]; 256] = {
+const HEX_PAIRS: [[u8; 2]; 256] = {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut t = [[0u8; 2]; 256];
     let mut b = 0;

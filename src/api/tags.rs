@@ -99,6 +99,17 @@ fn push_pairs(g: &Graph, subject: &Subject<'_>, mut pairs: Vec<(&Address, u32)>,
     }
     let mut by_text: Vec<usize> = (0..distinct.tags.len()).collect();
     by_text.sort_unstable_by(|&a, &b| text(distinct.tags[a]).cmp(text(distinct.tags[b])));
+    // Each distinct tag as a JSON string, once: for `tags`, `tagCounts`
+    // and every pair's `,"tag":…}`.
+    let quoted: Vec<String> = distinct
+        .tags
+        .iter()
+        .map(|&tag| {
+            let mut q = String::new();
+            push_str(&mut q, g.tag_text(tag));
+            q
+        })
+        .collect();
     out.push('{');
     push_subject(subject, out);
     out.push_str(",\"tags\":[");
@@ -106,35 +117,26 @@ fn push_pairs(g: &Graph, subject: &Subject<'_>, mut pairs: Vec<(&Address, u32)>,
         if i > 0 {
             out.push(',');
         }
-        push_str(out, g.tag_text(distinct.tags[slot]));
+        out.push_str(&quoted[slot]);
     }
     out.push_str("],\"tagCounts\":[");
     for (i, &slot) in by_text.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push('{');
-        push_key(out, "tag");
-        push_str(out, g.tag_text(distinct.tags[slot]));
+        out.push_str("{\"tag\":");
+        out.push_str(&quoted[slot]);
         out.push(',');
         push_key(out, "count");
         push_num(out, distinct.counts[slot]);
         out.push('}');
     }
     out.push_str("],\"taggedAddresses\":[");
-    let endings: Vec<String> = distinct
-        .tags
+    let endings: Vec<String> = quoted.iter().map(|q| format!(",\"tag\":{q}}}")).collect();
+    let ending_bytes: usize = endings
         .iter()
-        .map(|&tag| {
-            let mut ending = String::from(",\"tag\":");
-            push_str(&mut ending, g.tag_text(tag));
-            ending.push('}');
-            ending
-        })
-        .collect();
-    let ending_bytes: usize = pairs
-        .iter()
-        .map(|&(_, slot)| endings[slot as usize].len())
+        .zip(&distinct.counts)
+        .map(|(ending, &n)| ending.len() * n as usize)
         .sum();
     out.reserve(pairs.len() * Ascii::<56>::LEN + ending_bytes);
     let mut head = PAIR_HEAD;

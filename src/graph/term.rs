@@ -18,12 +18,10 @@ use crate::snapshot::Address;
 /// `0x` + 40 lower-case hex digits in a stack buffer (no allocation on the
 /// search hot path).
 pub(super) fn address_bytes(a: &Address) -> [u8; 42] {
+    let literal = crate::json::address_literal(a);
     let mut out = [0u8; 42];
-    out[0] = b'0';
-    out[1] = b'x';
-    for (pair, &b) in out[2..].chunks_exact_mut(2).zip(a) {
-        pair.copy_from_slice(&crate::json::HEX_PAIRS[usize::from(b)]);
-    }
+    // The JSON literal without its quotes.
+    out.copy_from_slice(&literal.as_bytes()[1..43]);
     out
 }
 

@@ -252,12 +252,12 @@ fn answer(
     };
     let graph = &served.graph;
     let fresh = request.fresh;
-    let request_cacheable = request.cacheable();
+    // Taken before `resolve` consumes the request.
+    let cacheable = request.cacheable();
     let key = CacheKey {
         generation: served.generation,
         call: request.resolve(graph)?,
     };
-    let cacheable = request_cacheable;
     if !fresh && cacheable {
         if let Some(body) = state.cache.get(&key) {
             state.metrics.cache_hits.add(1);

@@ -65,10 +65,7 @@ const HEX_VALUE: [u8; 256] = {
     t
 };
 
-/// Appends lower-case hex of `bytes` (without `0x`) to `out`.
-pub fn push_hex(out: &mut String, bytes: &[u8]) {
-    crate::json::push_hex(out, bytes);
-}
+pub use crate::json::push_hex;
 
 /// `0x` + 40 lower-case hex digits.
 pub fn format_address(addr: &Address) -> String {
