@@ -266,8 +266,13 @@ impl<A, L> Call<A, L> {
 /// The body answering `call`. `now_ms` is the default end of the
 /// notifications window.
 pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
-    let mut body = String::with_capacity(1024);
-    let out = &mut body;
+    let mut body = String::new();
+    render_into(g, call, now_ms, &mut body);
+    body
+}
+
+/// `render`, appended to `out` (a server reuses one buffer per thread).
+pub fn render_into(g: &Graph, call: &Resolved, now_ms: i64, out: &mut String) {
     match call {
         Call::ListDetails(list) => details::render(g, &Account::of(g, list.user), out),
         Call::UserBadges(account) => badges::render(g, account.id, out),
@@ -395,12 +400,6 @@ pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
         }
         Call::OpenApi => openapi::render(out),
     }
-    // Bodies are kept in the response cache, whose bound counts their
-    // length: a 46-byte body must not hold its 1 KiB start.
-    if body.capacity() - body.len() > body.len() / 8 + 64 {
-        body.shrink_to_fit();
-    }
-    body
 }
 
 /// The whole pipeline for one request target: the body, or the error

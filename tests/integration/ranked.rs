@@ -413,3 +413,32 @@ fn head_and_cache_equal_get() {
         );
     }
 }
+
+/// A body past the server's 16 KiB render-buffer copy limit (400 entries
+/// of 40) is handed over whole; answers before and after it, on the same
+/// connection's worker, are whole too.
+#[test]
+fn bodies_past_the_render_buffer_and_after_it() {
+    let mut b = Builder::new();
+    for i in 1..=400u64 {
+        b.primary_list(i, &format!("0x{i:040x}"));
+    }
+    let srv = TestServer::start(&b.build());
+    let count = r#"{"leaderboardCount":"400"}"#;
+    assert_text(&srv.get("/api/v1/leaderboard/count"), 200, count);
+    let all = srv.get("/api/v1/leaderboard/all?cache=fresh");
+    assert_eq!(all.status, 200);
+    let text = all.text();
+    assert!(text.len() > 16 * 1024, "{} bytes", text.len());
+    let expected: Vec<String> = (1..=400u64)
+        .map(|i| format!(r#"{{"address":"0x{i:040x}","name":null}}"#))
+        .collect();
+    assert_eq!(text, format!(r#"{{"results":[{}]}}"#, expected.join(",")));
+    assert_text(
+        &srv.get("/api/v1/leaderboard/count?cache=fresh"),
+        200,
+        count,
+    );
+    assert_text(&srv.get("/api/v1/leaderboard/all?cache=fresh"), 200, &text);
+    assert_text(&srv.get("/api/v1/leaderboard/all"), 200, &text);
+}
