@@ -35,7 +35,20 @@ pub struct Seaweed {
 
 impl Seaweed {
     pub fn start() -> Seaweed {
-        let ports = [port_pair(), port_pair(), port_pair(), port_pair()];
+        // weed refuses a component's port that is another's gRPC port (its
+        // port + 10000), so the four pairs must not overlap.
+        let mut ports = [0u16; 4];
+        let mut chosen = 0;
+        while chosen < 4 {
+            let p = port_pair();
+            if ports[..chosen]
+                .iter()
+                .all(|&q| p != q && p != q + 10000 && p + 10000 != q)
+            {
+                ports[chosen] = p;
+                chosen += 1;
+            }
+        }
         let mut weed = Seaweed {
             dir: tempfile::tempdir().unwrap(),
             child: None,
