@@ -7,7 +7,7 @@
 use crate::error::ApiError;
 use crate::graph::{AccountId, Graph, Record, FLAG_BLOCK, FLAG_MUTE};
 
-use super::query_string::{trim, Query};
+use super::query_string::{keyword, trim, Query};
 use super::rows::{push_address, push_follower, push_time};
 use crate::json::{push_key, push_num_str};
 
@@ -42,11 +42,14 @@ impl FollowerParams {
             .collect();
         tags.sort_unstable();
         tags.dedup();
-        let sort = match q.text("sort")?.unwrap_or("").to_ascii_lowercase().as_str() {
-            "earliest" => FollowerSort::Earliest,
-            "followers" => FollowerSort::Followers,
-            _ => FollowerSort::Latest,
-        };
+        let sort = keyword(
+            q.text("sort")?.unwrap_or(""),
+            &[
+                ("earliest", FollowerSort::Earliest),
+                ("followers", FollowerSort::Followers),
+            ],
+            FollowerSort::Latest,
+        );
         Ok(FollowerParams {
             tags,
             sort,
@@ -103,8 +106,6 @@ struct FollowerCandidates<'a> {
     /// Earliest only: fetched but not yet emitted, in backward order; the
     /// last run of equal `updated_at` may continue in the next batch.
     pending: Vec<(AccountId, Record)>,
-    pairs: Vec<(AccountId, AccountId)>,
-    records: Vec<Option<Record>>,
 }
 
 impl<'a> FollowerCandidates<'a> {
@@ -121,8 +122,6 @@ impl<'a> FollowerCandidates<'a> {
             earliest,
             pos: if earliest { order.len() } else { 0 },
             pending: Vec::new(),
-            pairs: Vec::with_capacity(BATCH),
-            records: Vec::with_capacity(BATCH),
         }
     }
 
@@ -183,15 +182,21 @@ impl<'a> FollowerCandidates<'a> {
         }
     }
 
+    /// At most `BATCH` ids.
     fn lookup(&mut self, ids: impl Iterator<Item = AccountId>, out: &mut Vec<(AccountId, Record)>) {
-        self.pairs.clear();
-        self.pairs.extend(ids.map(|f| (f, self.t)));
-        self.g.records(&self.pairs, &mut self.records);
+        let mut pairs = [(0, 0); BATCH];
+        let mut n = 0;
+        for (pair, f) in pairs.iter_mut().zip(ids) {
+            *pair = (f, self.t);
+            n += 1;
+        }
+        let mut records = [None; BATCH];
+        self.g.records_into(&pairs[..n], &mut records[..n]);
         // Every follower in the index has a record of T.
         out.extend(
-            self.pairs
+            pairs[..n]
                 .iter()
-                .zip(&self.records)
+                .zip(&records)
                 .filter_map(|(&(f, _), r)| Some((f, (*r)?))),
         );
     }
@@ -257,16 +262,22 @@ pub fn render(
             }
         }
     }
-    // T's records of the page's followers, for the is_* flags.
-    let back_pairs: Vec<(AccountId, AccountId)> = rows.iter().map(|&(f, _)| (t, f)).collect();
-    let mut back_records = Vec::with_capacity(rows.len());
-    g.records(&back_pairs, &mut back_records);
-    g.prefetch_accounts(&rows.iter().map(|&(f, _)| f).collect::<Vec<_>>());
-    for (i, ((f, record), back)) in rows.iter().zip(&back_records).enumerate() {
-        if i > 0 {
-            out.push(',');
+    // T's records of the page's followers (the is_* flags), a batch at a
+    // time on the stack.
+    for (c, chunk) in rows.chunks(BATCH).enumerate() {
+        let (mut back_pairs, mut ids) = ([(0, 0); BATCH], [0; BATCH]);
+        for ((pair, id), &(f, _)) in back_pairs.iter_mut().zip(&mut ids).zip(chunk) {
+            (*pair, *id) = ((t, f), f);
         }
-        push_follower(out, g, *f, record, back.as_ref());
+        let mut back = [None; BATCH];
+        g.records_into(&back_pairs[..chunk.len()], &mut back[..chunk.len()]);
+        g.prefetch_accounts(&ids[..chunk.len()]);
+        for (i, ((f, record), back)) in chunk.iter().zip(&back).enumerate() {
+            if c + i > 0 {
+                out.push(',');
+            }
+            push_follower(out, g, *f, record, back.as_ref());
+        }
     }
     out.push_str("]}");
 }
@@ -278,12 +289,19 @@ pub fn render_latest(g: &Graph, t: Option<AccountId>, p: &LatestParams, out: &mu
     let order = t.map_or(&[][..], |t| g.followers_latest(t));
     let start = p.offset.min(order.len());
     let page = &order[start..start + p.limit.min(order.len() - start)];
-    if let (Some(t), false) = (t, page.is_empty()) {
-        let pairs: Vec<(AccountId, AccountId)> = page.iter().map(|&f| (f, t)).collect();
-        let mut records = Vec::with_capacity(page.len());
-        g.records(&pairs, &mut records);
-        for (i, (&f, record)) in page.iter().zip(&records).enumerate() {
-            if i > 0 {
+    let Some(t) = t else {
+        out.push_str("]}");
+        return;
+    };
+    for (c, chunk) in page.chunks(BATCH).enumerate() {
+        let mut pairs = [(0, 0); BATCH];
+        for (pair, &f) in pairs.iter_mut().zip(chunk) {
+            *pair = (f, t);
+        }
+        let mut records = [None; BATCH];
+        g.records_into(&pairs[..chunk.len()], &mut records[..chunk.len()]);
+        for (i, (&f, record)) in chunk.iter().zip(&records).enumerate() {
+            if c + i > 0 {
                 out.push(',');
             }
             out.push('{');

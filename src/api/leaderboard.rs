@@ -7,7 +7,7 @@ use crate::error::ApiError;
 use crate::graph::{AccountId, Graph, RankedSort};
 use crate::json::{push_key, push_num_str, push_opt_str, push_str, str_len};
 
-use super::query_string::{trim, Query};
+use super::query_string::{keyword, trim, Query};
 use super::rows::{push_address, push_leaderboard_row};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -82,13 +82,16 @@ impl RankedParams {
     pub fn parse(q: &Query<'_>, max_limit: u64) -> Result<RankedParams, ApiError> {
         let limit = q.limit(50, max_limit)?;
         let offset = q.offset()?;
-        let sort = match q.text("sort")?.unwrap_or("").to_ascii_lowercase().as_str() {
-            "followers" => RankedSort::Followers,
-            "following" => RankedSort::Following,
-            "blocked" => RankedSort::Blocks,
-            "top8" => RankedSort::Top8,
-            _ => RankedSort::Mutuals,
-        };
+        let sort = keyword(
+            q.text("sort")?.unwrap_or(""),
+            &[
+                ("followers", RankedSort::Followers),
+                ("following", RankedSort::Following),
+                ("blocked", RankedSort::Blocks),
+                ("top8", RankedSort::Top8),
+            ],
+            RankedSort::Mutuals,
+        );
         let descending = !q
             .text("direction")?
             .unwrap_or("")

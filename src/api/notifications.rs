@@ -6,7 +6,7 @@ use crate::graph::{AccountId, Graph, Notification, Notifications};
 use crate::json::{push_key, push_num, push_num_str, push_opt_str, push_str};
 use crate::snapshot::push_hex;
 
-use super::query_string::Query;
+use super::query_string::{keyword, Query};
 use super::rows::{push_address, push_time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -21,13 +21,16 @@ pub enum Interval {
 impl Interval {
     /// Case-insensitive; anything unknown is a week.
     fn parse(text: &str) -> Interval {
-        match text.to_ascii_lowercase().as_str() {
-            "hour" => Interval::Hour,
-            "day" => Interval::Day,
-            "month" => Interval::Month,
-            "all" => Interval::All,
-            _ => Interval::Week,
-        }
+        keyword(
+            text,
+            &[
+                ("hour", Interval::Hour),
+                ("day", Interval::Day),
+                ("month", Interval::Month),
+                ("all", Interval::All),
+            ],
+            Interval::Week,
+        )
     }
 
     /// The window length in hours (`None` for `all`).

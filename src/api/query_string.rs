@@ -48,8 +48,15 @@ pub fn trim(s: &str) -> &str {
 /// Decoded query pairs in request order (`application/x-www-form-urlencoded`).
 #[derive(Clone, Debug, Default)]
 pub struct Query<'a> {
-    pairs: Vec<(Decoded<'a>, Decoded<'a>)>,
+    /// The first `INLINE_PAIRS` pairs (most queries have fewer: no
+    /// allocation on the common path), then the rest.
+    inline: [Option<Pair<'a>>; INLINE_PAIRS],
+    more: Vec<Pair<'a>>,
 }
+
+const INLINE_PAIRS: usize = 6;
+
+type Pair<'a> = (Decoded<'a>, Decoded<'a>);
 
 /// A decoded name or value, borrowed from the query when nothing needed
 /// decoding.
@@ -57,23 +64,34 @@ type Decoded<'a> = Cow<'a, [u8]>;
 
 impl<'a> Query<'a> {
     pub fn parse(raw: &'a str) -> Query<'a> {
-        let pairs = raw
-            .split('&')
-            .filter(|p| !p.is_empty())
-            .map(|pair| {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                (
-                    percent_decode(k.as_bytes(), true),
-                    percent_decode(v.as_bytes(), true),
-                )
-            })
-            .collect();
-        Query { pairs }
+        let mut query = Query::default();
+        let pairs = raw.split('&').filter(|p| !p.is_empty()).map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (
+                percent_decode(k.as_bytes(), true),
+                percent_decode(v.as_bytes(), true),
+            )
+        });
+        for (i, pair) in pairs.enumerate() {
+            match query.inline.get_mut(i) {
+                Some(slot) => *slot = Some(pair),
+                None => query.more.push(pair),
+            }
+        }
+        query
+    }
+
+    /// The pairs in request order.
+    fn pairs(&self) -> impl Iterator<Item = &Pair<'a>> {
+        self.inline
+            .iter()
+            .map_while(Option::as_ref)
+            .chain(&self.more)
     }
 
     /// The first occurrence's value, as UTF-8 text.
     pub fn text(&self, name: &str) -> Result<Option<&str>, ApiError> {
-        match self.pairs.iter().find(|(k, _)| **k == *name.as_bytes()) {
+        match self.pairs().find(|(k, _)| **k == *name.as_bytes()) {
             None => Ok(None),
             Some((_, v)) => std::str::from_utf8(v)
                 .map(Some)
@@ -83,8 +101,7 @@ impl<'a> Query<'a> {
 
     /// Every occurrence's value, in request order, as UTF-8 text.
     pub fn texts(&self, name: &str) -> Result<Vec<&str>, ApiError> {
-        self.pairs
-            .iter()
+        self.pairs()
             .filter(|(k, _)| **k == *name.as_bytes())
             .map(|(_, v)| {
                 std::str::from_utf8(v)
@@ -130,6 +147,15 @@ impl<'a> Query<'a> {
     pub fn fresh(&self) -> Result<bool, ApiError> {
         Ok(self.text("cache")? == Some("fresh"))
     }
+}
+
+/// The value of the entry of `choices` equal to `text` ignoring ASCII
+/// case, else `default` (without lower-casing a copy).
+pub fn keyword<T: Copy>(text: &str, choices: &[(&str, T)], default: T) -> T {
+    choices
+        .iter()
+        .find(|(name, _)| text.eq_ignore_ascii_case(name))
+        .map_or(default, |&(_, value)| value)
 }
 
 /// Beyond `usize` a count means "everything", which is what a saturated

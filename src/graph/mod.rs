@@ -275,6 +275,10 @@ impl Graph {
     pub fn records(&self, pairs: &[(AccountId, AccountId)], out: &mut Vec<Option<Record>>) {
         self.records.records(pairs, out)
     }
+    /// `records` into a slice of `pairs.len()`.
+    pub fn records_into(&self, pairs: &[(AccountId, AccountId)], out: &mut [Option<Record>]) {
+        self.records.records_into(pairs, out)
+    }
     /// F's record of T, if F's primary list holds one.
     #[inline]
     pub fn record(&self, f: AccountId, t: AccountId) -> Option<Record> {

@@ -139,51 +139,58 @@ impl Records {
     /// The records of many (follower, target) pairs at once, into `out`
     /// (cleared first). Each lookup is a few dependent cache misses at a
     /// million accounts; done in passes with prefetches, the misses of
-    /// the different pairs overlap instead of queueing.
+    /// the different pairs overlap instead of queueing. Pairs go
+    /// `LOOKUP_CHUNK` at a time, so the passes' state is on the stack
+    /// (these lookups run on most requests: no allocation).
     pub(super) fn records(&self, pairs: &[(AccountId, AccountId)], out: &mut Vec<Option<Record>>) {
         out.clear();
+        out.resize(pairs.len(), None);
+        self.records_into(pairs, out);
+    }
+
+    /// `records` into a slice of `pairs.len()` (e.g. on the caller's stack).
+    pub(super) fn records_into(
+        &self,
+        pairs: &[(AccountId, AccountId)],
+        out: &mut [Option<Record>],
+    ) {
+        debug_assert_eq!(pairs.len(), out.len());
+        out.fill(None);
         if self.csr.node_count() == 0 {
-            out.resize(pairs.len(), None);
             return;
         }
         // Row starts come from slice positions: row 0 starts at edge 0.
         let base = self.csr.neighbors_slice(0).as_ptr() as usize;
-        let rows: Vec<(usize, usize)> = pairs
-            .iter()
-            .map(|&(f, _)| {
+        for (pairs, out) in pairs.chunks(LOOKUP_CHUNK).zip(out.chunks_mut(LOOKUP_CHUNK)) {
+            let mut starts = [0usize; LOOKUP_CHUNK];
+            for (start, &(f, _)) in starts.iter_mut().zip(pairs) {
                 let targets = self.following_of(f).0;
                 // An empty row's slice may point anywhere: it has no edges.
-                let start = if targets.is_empty() {
-                    0
-                } else {
-                    (targets.as_ptr() as usize - base) / 4
-                };
-                if let Some(mid) = targets.get(targets.len() / 2) {
-                    prefetch(mid);
+                if !targets.is_empty() {
+                    *start = (targets.as_ptr() as usize - base) / 4;
+                    prefetch(&targets[targets.len() / 2]);
                 }
-                (start, targets.len())
-            })
-            .collect();
-        let found: Vec<Option<usize>> = pairs
-            .iter()
-            .zip(&rows)
-            .map(|(&(f, t), &(start, _))| {
+            }
+            let mut found = [NOT_FOUND; LOOKUP_CHUNK];
+            for ((i, &(f, t)), &start) in found.iter_mut().zip(pairs).zip(&starts) {
                 let (targets, times) = self.following_of(f);
-                let i = targets.binary_search(&t).ok()?;
-                prefetch(&times[i]);
-                prefetch(&self.tagged[(start + i) / 64]);
-                Some(i)
-            })
-            .collect();
-        out.extend(pairs.iter().zip(rows.iter().zip(&found)).map(
-            |(&(f, _), (&(start, _), &i))| {
-                let i = i?;
-                Some(Record {
-                    updated_at: self.following_of(f).1[i],
-                    tagset: self.edge_tagset(start + i),
-                })
-            },
-        ));
+                if let Ok(at) = targets.binary_search(&t) {
+                    prefetch(&times[at]);
+                    prefetch(&self.tagged[(start + at) / 64]);
+                    *i = at;
+                }
+            }
+            for (((record, &(f, _)), &start), &i) in
+                out.iter_mut().zip(pairs).zip(&starts).zip(&found)
+            {
+                if i != NOT_FOUND {
+                    *record = Some(Record {
+                        updated_at: self.following_of(f).1[i],
+                        tagset: self.edge_tagset(start + i),
+                    });
+                }
+            }
+        }
     }
 
     /// Row F: its targets ascending, their `updated_at`, and each one's
@@ -252,6 +259,10 @@ impl Records {
             + self.sets.capacity() * 4
     }
 }
+
+/// Pairs looked up together by `Records::records`.
+const LOOKUP_CHUNK: usize = 32;
+const NOT_FOUND: usize = usize::MAX;
 
 /// One row of records: what a list holds.
 #[derive(Clone, Copy)]
