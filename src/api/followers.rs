@@ -184,21 +184,49 @@ impl<'a> FollowerCandidates<'a> {
 
     /// At most `BATCH` ids.
     fn lookup(&mut self, ids: impl Iterator<Item = AccountId>, out: &mut Vec<(AccountId, Record)>) {
-        let mut pairs = [(0, 0); BATCH];
-        let mut n = 0;
-        for (pair, f) in pairs.iter_mut().zip(ids) {
-            *pair = (f, self.t);
-            n += 1;
-        }
-        let mut records = [None; BATCH];
-        self.g.records_into(&pairs[..n], &mut records[..n]);
+        let t = self.t;
+        let batch = RecordBatch::look_up(self.g, ids.map(|f| (f, t)));
         // Every follower in the index has a record of T.
         out.extend(
-            pairs[..n]
-                .iter()
-                .zip(&records)
+            batch
+                .pairs()
+                .zip(batch.records())
                 .filter_map(|(&(f, _), r)| Some((f, (*r)?))),
         );
+    }
+}
+
+/// The records of up to `BATCH` (follower, target) pairs, looked up
+/// together on the stack (see `Graph::records`): no allocation a page.
+struct RecordBatch {
+    pairs: [(AccountId, AccountId); BATCH],
+    records: [Option<Record>; BATCH],
+    len: usize,
+}
+
+impl RecordBatch {
+    /// The first `BATCH` of `pairs`.
+    #[inline]
+    fn look_up(g: &Graph, pairs: impl Iterator<Item = (AccountId, AccountId)>) -> RecordBatch {
+        let mut batch = RecordBatch {
+            pairs: [(0, 0); BATCH],
+            records: [None; BATCH],
+            len: 0,
+        };
+        for (slot, pair) in batch.pairs.iter_mut().zip(pairs) {
+            *slot = pair;
+            batch.len += 1;
+        }
+        g.records_into(&batch.pairs[..batch.len], &mut batch.records[..batch.len]);
+        batch
+    }
+
+    fn pairs(&self) -> std::slice::Iter<'_, (AccountId, AccountId)> {
+        self.pairs[..self.len].iter()
+    }
+
+    fn records(&self) -> std::slice::Iter<'_, Option<Record>> {
+        self.records[..self.len].iter()
     }
 }
 
@@ -263,16 +291,11 @@ pub fn render(
         }
     }
     // T's records of the page's followers (the is_* flags), a batch at a
-    // time on the stack.
+    // time.
     for (c, chunk) in rows.chunks(BATCH).enumerate() {
-        let (mut back_pairs, mut ids) = ([(0, 0); BATCH], [0; BATCH]);
-        for ((pair, id), &(f, _)) in back_pairs.iter_mut().zip(&mut ids).zip(chunk) {
-            (*pair, *id) = ((t, f), f);
-        }
-        let mut back = [None; BATCH];
-        g.records_into(&back_pairs[..chunk.len()], &mut back[..chunk.len()]);
-        g.prefetch_accounts(&ids[..chunk.len()]);
-        for (i, ((f, record), back)) in chunk.iter().zip(&back).enumerate() {
+        let back = RecordBatch::look_up(g, chunk.iter().map(|&(f, _)| (t, f)));
+        g.prefetch_accounts(chunk.iter().map(|&(f, _)| f));
+        for (i, ((f, record), back)) in chunk.iter().zip(back.records()).enumerate() {
             if c + i > 0 {
                 out.push(',');
             }
@@ -294,13 +317,8 @@ pub fn render_latest(g: &Graph, t: Option<AccountId>, p: &LatestParams, out: &mu
         return;
     };
     for (c, chunk) in page.chunks(BATCH).enumerate() {
-        let mut pairs = [(0, 0); BATCH];
-        for (pair, &f) in pairs.iter_mut().zip(chunk) {
-            *pair = (f, t);
-        }
-        let mut records = [None; BATCH];
-        g.records_into(&pairs[..chunk.len()], &mut records[..chunk.len()]);
-        for (i, (&f, record)) in chunk.iter().zip(&records).enumerate() {
+        let records = RecordBatch::look_up(g, chunk.iter().map(|&f| (f, t)));
+        for (i, (&f, record)) in chunk.iter().zip(records.records()).enumerate() {
             if c + i > 0 {
                 out.push(',');
             }

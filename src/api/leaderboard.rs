@@ -59,7 +59,7 @@ pub fn render_search(g: &Graph, p: &SearchParams, out: &mut String) {
 }
 
 fn push_rows(g: &Graph, ids: &[AccountId], top8: bool, out: &mut String) {
-    g.prefetch_accounts(ids);
+    g.prefetch_accounts(ids.iter().copied());
     for (i, &id) in ids.iter().enumerate() {
         if i > 0 {
             out.push(',');

@@ -142,7 +142,7 @@ pub fn render(
         .take(p.limit)
         .map(|i| all.get(i))
         .collect();
-    g.prefetch_accounts(&page.iter().map(|n| n.actor).collect::<Vec<_>>());
+    g.prefetch_accounts(page.iter().map(|n| n.actor));
     let mut totals = [0u64; 5];
     for n in &page {
         totals[usize::from(n.opcode)] += 1;

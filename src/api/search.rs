@@ -319,7 +319,7 @@ pub fn render_common(
         .limit
         .map_or(length, |n| start.saturating_add(n).min(length));
     let page = &members[start..end];
-    g.prefetch_accounts(page);
+    g.prefetch_accounts(page.iter().copied());
     out.push_str("{\"results\":[");
     for (i, &c) in page.iter().enumerate() {
         if i > 0 {

@@ -232,16 +232,16 @@ impl Graph {
     /// Starts loading what rendering these accounts reads (address,
     /// primary list, counts, profile), so that a page's accounts load
     /// together instead of one cache miss after another.
-    pub fn prefetch_accounts(&self, ids: &[AccountId]) {
+    pub fn prefetch_accounts(&self, ids: impl Iterator<Item = AccountId> + Clone) {
         let n = self.accounts.len();
-        for &id in ids.iter().filter(|&&id| (id as usize) < n) {
+        for id in ids.clone().filter(|&id| (id as usize) < n) {
             let i = id as usize;
             self.accounts.prefetch(i);
             self.stats.prefetch(i);
             self.profiles.prefetch_index(i);
         }
         // Second hop, now that the profile slots' indexes are arriving.
-        for &id in ids.iter().filter(|&&id| (id as usize) < n) {
+        for id in ids.filter(|&id| (id as usize) < n) {
             self.profiles.prefetch_profile(id as usize);
         }
     }
