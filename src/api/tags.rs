@@ -60,48 +60,62 @@ fn push_subject(subject: &Subject<'_>, out: &mut String) {
 
 /// 34, 35 (without `include`): every (record, tag) pair of `row`.
 pub fn render_tags(g: &Graph, subject: Subject<'_>, row: RecordRow<'_>, out: &mut String) {
-    let pairs = row
-        .tagged()
-        .flat_map(|(i, set)| {
-            let address = g.address(row.targets[i]);
-            g.tagset(set).iter().map(move |&tag| (address, tag))
-        })
-        .collect();
-    push_pairs(g, &subject, pairs, out);
+    let entries = || {
+        row.tagged()
+            .map(|(i, set)| (g.address(row.targets[i]), set))
+    };
+    push_pairs(g, &subject, entries, out);
 }
 
 /// 36, 37: every (follower, tag of its record of `t`) pair.
 pub fn render_tagged_as(g: &Graph, subject: Subject<'_>, t: Option<AccountId>, out: &mut String) {
-    let pairs = match t {
-        Some(t) => g
-            .tagged_by(t)
-            .flat_map(|(address, set)| g.tagset(set).iter().map(move |&tag| (address, tag)))
-            .collect(),
-        None => Vec::new(),
-    };
-    push_pairs(g, &subject, pairs, out);
+    match t {
+        Some(t) => push_pairs(g, &subject, || g.tagged_by(t), out),
+        None => push_pairs(g, &subject, std::iter::empty, out),
+    }
 }
 
-/// `{subject, "tags", "tagCounts", "taggedAddresses"}` of (account, tag)
-/// pairs given in their order (address, then tag bytes: rows and the
-/// tagged-by index are by address, a tag set's tags by bytes): tags
-/// counted by id, then only the distinct ones sorted by bytes. A hub's
-/// answer holds tens of thousands of pairs over a few tags, so each
-/// distinct tag's `,"tag":…}` is written once and copied per pair.
-fn push_pairs(g: &Graph, subject: &Subject<'_>, mut pairs: Vec<(&Address, u32)>, out: &mut String) {
+/// `{subject, "tags", "tagCounts", "taggedAddresses"}` of the (account,
+/// tag set) entries `entries()` yields, in their order (address, then a
+/// set's tags by bytes: rows and the tagged-by index are by address, a
+/// tag set's tags by bytes). A hub's answer holds tens of thousands of
+/// entries over a few dozen tag sets, so the entries are read twice
+/// rather than collected: once to count the sets ([`SetSlots`]), then the
+/// distinct tags are counted from the sets' counts and sorted by bytes,
+/// and each pair is written straight into the body, reserved whole once
+/// (see [`PairWriter`]).
+fn push_pairs<'g, I>(g: &'g Graph, subject: &Subject<'_>, entries: impl Fn() -> I, out: &mut String)
+where
+    I: Iterator<Item = (&'g Address, u32)>,
+{
     let text = |tag: u32| g.tag_text(tag).as_bytes();
-    debug_assert!(pairs
-        .windows(2)
-        .all(|w| (w[0].0, text(w[0].1)) < (w[1].0, text(w[1].1))));
-    let mut distinct = DistinctTags::default();
-    for pair in &mut pairs {
-        pair.1 = distinct.count(pair.1);
+    debug_assert!({
+        let pairs: Vec<(&Address, &[u8])> = entries()
+            .flat_map(|(a, set)| g.tagset(set).iter().map(move |&t| (a, text(t))))
+            .collect();
+        pairs.windows(2).all(|w| w[0] < w[1])
+    });
+    let mut sets = SetSlots::new();
+    for (_, set) in entries() {
+        let slot = sets.slot(set);
+        sets.distinct.counts[slot] += 1;
     }
-    let mut by_text: Vec<usize> = (0..distinct.tags.len()).collect();
-    by_text.sort_unstable_by(|&a, &b| text(distinct.tags[a]).cmp(text(distinct.tags[b])));
+    // Each distinct set's tags as slots of the distinct tags.
+    let mut tags = DistinctTags::default();
+    let mut set_slots: Vec<Vec<u32>> = Vec::with_capacity(sets.distinct.tags.len());
+    for (&set, &n) in sets.distinct.tags.iter().zip(&sets.distinct.counts) {
+        set_slots.push(
+            g.tagset(set)
+                .iter()
+                .map(|&tag| tags.add_count(tag, n))
+                .collect(),
+        );
+    }
+    let mut by_text: Vec<usize> = (0..tags.tags.len()).collect();
+    by_text.sort_unstable_by(|&a, &b| text(tags.tags[a]).cmp(text(tags.tags[b])));
     // Each distinct tag as a JSON string, once: for `tags`, `tagCounts`
     // and every pair's `,"tag":…}`.
-    let quoted: Vec<String> = distinct
+    let quoted: Vec<String> = tags
         .tags
         .iter()
         .map(|&tag| {
@@ -128,33 +142,176 @@ fn push_pairs(g: &Graph, subject: &Subject<'_>, mut pairs: Vec<(&Address, u32)>,
         out.push_str(&quoted[slot]);
         out.push(',');
         push_key(out, "count");
-        push_num(out, distinct.counts[slot]);
+        push_num(out, tags.counts[slot]);
         out.push('}');
     }
     out.push_str("],\"taggedAddresses\":[");
-    let endings: Vec<String> = quoted.iter().map(|q| format!(",\"tag\":{q}}}")).collect();
-    let ending_bytes: usize = endings
+    let endings: Vec<Ending> = quoted.iter().map(|q| Ending::new(q)).collect();
+    let bytes: u64 = endings
         .iter()
-        .zip(&distinct.counts)
-        .map(|(ending, &n)| ending.len() * n as usize)
+        .zip(&tags.counts)
+        .map(|(ending, &n)| (PAIR_HEAD.len() + ADDRESS_LITERAL + ending.len) as u64 * n)
         .sum();
-    out.reserve(pairs.len() * Ascii::<56>::LEN + ending_bytes);
-    let mut head = PAIR_HEAD;
-    for (i, &(address, slot)) in pairs.iter().enumerate() {
-        head.put(12, &address_literal(address));
-        head.push_from(out, usize::from(i == 0));
-        out.push_str(&endings[slot as usize]);
+    let mut writer = PairWriter::new(out, usize::try_from(bytes).unwrap_or(usize::MAX));
+    let (mut last_set, mut slots): (Option<u32>, &[u32]) = (None, &[]);
+    for (address, set) in entries() {
+        if last_set != Some(set) {
+            last_set = Some(set);
+            slots = &set_slots[sets.slot(set)];
+        }
+        let literal = address_literal(address);
+        for &slot in slots {
+            writer.push(&literal, &endings[slot as usize]);
+        }
     }
+    writer.finish();
     out.push_str("]}");
 }
 
-/// `,{"address":` and room for the address's literal.
-const PAIR_HEAD: Ascii<56> = Ascii::padded(",{\"address\":");
+/// The distinct tag sets of an answer (`distinct`), found through a
+/// direct-mapped cache of (set, slot) before `DistinctTags`' own look-up:
+/// a hub's entries change set every other entry, over a few dozen sets,
+/// and a map probe per entry was a quarter of its answer's time.
+struct SetSlots {
+    cache: [(u32, u32); SET_CACHE],
+    distinct: DistinctTags,
+}
 
-/// The distinct tags of an answer in first-seen order, with their counts.
-/// A tag is found by a look at the last one seen (pairs run in address
-/// order, mostly over one or two tags), then a scan while they are few,
-/// then a map.
+const SET_CACHE: usize = 256;
+
+impl SetSlots {
+    fn new() -> SetSlots {
+        SetSlots {
+            // No set has id u32::MAX (ids are indexes of a `Vec`).
+            cache: [(u32::MAX, 0); SET_CACHE],
+            distinct: DistinctTags::default(),
+        }
+    }
+
+    /// `set`'s slot in `distinct`, added (with count 0) if new.
+    #[inline(always)]
+    fn slot(&mut self, set: u32) -> usize {
+        let line = (set.wrapping_mul(0x9e37_79b9) >> 24) as usize % SET_CACHE;
+        match self.cache[line] {
+            (cached, slot) if cached == set => slot as usize,
+            _ => self.miss(line, set),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn miss(&mut self, line: usize, set: u32) -> usize {
+        let slot = self.distinct.add_count(set, 0);
+        self.cache[line] = (set, slot);
+        slot as usize
+    }
+}
+
+/// `{"address":` before an address's literal.
+const PAIR_HEAD: &[u8; 11] = b"{\"address\":";
+/// An address's JSON literal, quotes included.
+const ADDRESS_LITERAL: usize = 44;
+/// Bytes of an ending copied whole (the bytes past its length are
+/// overwritten by the next pair).
+const ENDING_COPY: usize = 32;
+
+/// A tag's `,"tag":…},` after a pair's address, padded to `ENDING_COPY`
+/// bytes when it fits (nearly every tag), so that it is copied as one
+/// fixed-size move rather than a `memcpy` call of its length.
+struct Ending {
+    text: String,
+    padded: Option<[u8; ENDING_COPY]>,
+    len: usize,
+}
+
+impl Ending {
+    fn new(quoted: &str) -> Ending {
+        let text = format!(",\"tag\":{quoted}}},");
+        let padded = (text.len() <= ENDING_COPY).then(|| {
+            let mut p = [b' '; ENDING_COPY];
+            p[..text.len()].copy_from_slice(text.as_bytes());
+            p
+        });
+        Ending {
+            len: text.len(),
+            text,
+            padded,
+        }
+    }
+}
+
+/// Writes pairs `{"address":…,"tag":…},` into a body reserved for all of
+/// them, with fixed-size copies; `finish` drops the last comma.
+struct PairWriter<'a> {
+    out: &'a mut Vec<u8>,
+    written: bool,
+}
+
+/// Reserved past the pairs' own bytes: what the last `PairWriter::push`
+/// asks to have free (its whole copies), and the answer's closing `]}`.
+/// Short of it, the last pair or the close would grow the body by
+/// doubling: a copy of the whole answer.
+const PAIR_SLACK: usize = PAIR_HEAD.len() + ADDRESS_LITERAL + ENDING_COPY + 2;
+
+impl<'a> PairWriter<'a> {
+    fn new(out: &'a mut String, bytes: usize) -> PairWriter<'a> {
+        // SAFETY: only whole pairs of ASCII and of a JSON string's UTF-8
+        // are appended (see `push`), so `out` stays valid UTF-8.
+        let out = unsafe { out.as_mut_vec() };
+        out.reserve(bytes.saturating_add(PAIR_SLACK));
+        PairWriter {
+            out,
+            written: false,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, literal: &Ascii<ADDRESS_LITERAL>, ending: &Ending) {
+        const HEAD: usize = PAIR_HEAD.len();
+        let Some(padded) = &ending.padded else {
+            self.out.extend_from_slice(PAIR_HEAD);
+            self.out.extend_from_slice(literal.as_bytes());
+            self.out.extend_from_slice(ending.text.as_bytes());
+            self.written = true;
+            return;
+        };
+        // The reserve counted every pair; this only guards the writes.
+        self.out.reserve(HEAD + ADDRESS_LITERAL + ENDING_COPY);
+        let len = self.out.len();
+        // SAFETY: `reserve` left room past `len` for the three copies,
+        // which are all written before `set_len` covers their first
+        // HEAD + ADDRESS_LITERAL + ending.len bytes (ending.len is at
+        // most ENDING_COPY, the padded copy's length).
+        unsafe {
+            let dst = self.out.as_mut_ptr().add(len);
+            std::ptr::copy_nonoverlapping(PAIR_HEAD.as_ptr(), dst, HEAD);
+            std::ptr::copy_nonoverlapping(
+                literal.as_bytes().as_ptr(),
+                dst.add(HEAD),
+                ADDRESS_LITERAL,
+            );
+            std::ptr::copy_nonoverlapping(
+                padded.as_ptr(),
+                dst.add(HEAD + ADDRESS_LITERAL),
+                ENDING_COPY,
+            );
+            self.out.set_len(len + HEAD + ADDRESS_LITERAL + ending.len);
+        }
+        self.written = true;
+    }
+
+    /// Drops the comma after the last pair.
+    fn finish(self) {
+        if self.written {
+            self.out.pop();
+        }
+    }
+}
+
+/// Distinct ids (tags, or tag sets) in first-seen order, with their
+/// counts. An id is found by a look at the last one seen (entries run in
+/// address order, mostly over one or two sets), then a scan while they
+/// are few, then a map.
 #[derive(Default)]
 struct DistinctTags {
     tags: Vec<u32>,
@@ -163,28 +320,31 @@ struct DistinctTags {
     slots: FastMap<u32, usize>,
 }
 
-/// Distinct tags scanned before a map is built.
+/// Distinct ids scanned before a map is built.
 const SCANNED_TAGS: usize = 16;
 
 impl DistinctTags {
-    /// Counts `tag` once; its slot in `tags` and `counts`.
-    fn count(&mut self, tag: u32) -> u32 {
-        let slot = if self.tags.get(self.last) == Some(&tag) {
-            self.last
-        } else if self.tags.len() <= SCANNED_TAGS {
-            match self.tags.iter().position(|&t| t == tag) {
-                Some(slot) => slot,
-                None => self.add(tag),
-            }
-        } else {
-            match self.slots.get(&tag) {
-                Some(&slot) => slot,
-                None => self.add(tag),
-            }
+    /// Counts `tag` `n` times; its slot.
+    #[inline]
+    fn add_count(&mut self, tag: u32, n: u64) -> u32 {
+        let slot = match self.find(tag) {
+            Some(slot) => slot,
+            None => self.add(tag),
         };
         self.last = slot;
-        self.counts[slot] += 1;
+        self.counts[slot] += n;
         slot as u32
+    }
+
+    #[inline]
+    fn find(&self, tag: u32) -> Option<usize> {
+        if self.tags.get(self.last) == Some(&tag) {
+            Some(self.last)
+        } else if self.tags.len() <= SCANNED_TAGS {
+            self.tags.iter().position(|&t| t == tag)
+        } else {
+            self.slots.get(&tag).copied()
+        }
     }
 
     fn add(&mut self, tag: u32) -> usize {
@@ -255,7 +415,7 @@ mod tests {
         let mut distinct = DistinctTags::default();
         // 40 distinct tags, interleaved, so the map takes over after 16.
         let stream: Vec<u32> = (0..400u32).map(|i| (i * 7) % 40 + 1000).collect();
-        let slots: Vec<u32> = stream.iter().map(|&t| distinct.count(t)).collect();
+        let slots: Vec<u32> = stream.iter().map(|&t| distinct.add_count(t, 1)).collect();
         for (&tag, &slot) in stream.iter().zip(&slots) {
             assert_eq!(distinct.tags[slot as usize], tag);
         }

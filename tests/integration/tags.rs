@@ -146,3 +146,45 @@ fn several_tags_on_a_record_order_by_bytes() {
                                    {"address": A, "tag": "top8"}]}),
     );
 }
+
+/// A hub-like answer: more distinct tag sets and tags than are scanned
+/// before a map is used (16), sets changing on every follower, and a tag
+/// whose `,"tag":…},` is longer than the fixed-size copy of the others
+/// (with a quote and a backslash to escape).
+#[test]
+fn many_tag_sets_and_a_long_tag() {
+    const LONG: &str = "a tag of forty bytes, \"quoted\" \\ 012345";
+    let follower = |i: usize| format!("0x{:040x}", 0x100 + i);
+    let short = |i: usize| format!("t{i:02}");
+    let mut builder = Builder::new();
+    builder.primary_list(1, A);
+    for i in 0..20 {
+        let f = follower(i);
+        builder
+            .primary_list(10 + i as u64, &f)
+            .record(10 + i as u64, A, S)
+            .tag(10 + i as u64, A, &short(i), S);
+        if i % 2 == 0 {
+            builder.tag(10 + i as u64, A, LONG, S);
+        }
+    }
+    let srv = TestServer::start(&builder.build());
+    // Tag bytes: "a tag…" < "t00" < … < "t19"; a follower's tags in that
+    // order too.
+    let mut tags = vec![json!(LONG)];
+    let mut counts = vec![json!({"tag": LONG, "count": 10})];
+    let mut pairs = Vec::new();
+    for i in 0..20 {
+        tags.push(json!(short(i)));
+        counts.push(json!({"tag": short(i), "count": 1}));
+        if i % 2 == 0 {
+            pairs.push(json!({"address": follower(i), "tag": LONG}));
+        }
+        pairs.push(json!({"address": follower(i), "tag": short(i)}));
+    }
+    assert_json(
+        &srv.get(&format!("/api/v1/users/{A}/taggedAs")),
+        200,
+        json!({"address": A, "tags": tags, "tagCounts": counts, "taggedAddresses": pairs}),
+    );
+}
