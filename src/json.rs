@@ -159,14 +159,16 @@ fn hex_of_16(bytes: &[u8; 16]) -> Ascii<32> {
     out
 }
 
+/// Bytes of an address's JSON string (`address_literal`).
+pub const ADDRESS_LITERAL: usize = 44;
+
 /// An address as its JSON string: `"0x` + 40 lower-case hex digits + `"`.
 #[inline]
-pub fn address_literal(a: &[u8; 20]) -> Ascii<44> {
-    let mut literal = Ascii::<44>::padded("\"0x");
-    let (head, tail) = a.split_at(16);
-    let head: &[u8; 16] = head.try_into().unwrap_or(&[0; 16]);
-    literal.put(3, &hex_of_16(head));
-    literal.put(35, &hex_of_4([tail[0], tail[1], tail[2], tail[3]]));
+pub fn address_literal(a: &[u8; 20]) -> Ascii<ADDRESS_LITERAL> {
+    let mut literal = Ascii::<ADDRESS_LITERAL>::padded("\"0x");
+    let [head @ .., b16, b17, b18, b19] = *a;
+    literal.put(3, &hex_of_16(&head));
+    literal.put(35, &hex_of_4([b16, b17, b18, b19]));
     literal.0[43] = b'"';
     literal
 }

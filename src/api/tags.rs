@@ -5,9 +5,13 @@
 //! reads only tagged records: the row's side-table entries, or the
 //! account's entries in the tagged-by index.
 
+use std::ops::Range;
+
 use crate::error::ApiError;
 use crate::graph::{AccountId, FastMap, Graph, RecordRow};
-use crate::json::{address_literal, push_key, push_num, push_num_str, push_str, Ascii};
+use crate::json::{
+    address_literal, push_key, push_num, push_num_str, push_str, Ascii, ADDRESS_LITERAL,
+};
 use crate::snapshot::Address;
 
 use super::query_string::{trim, Query};
@@ -100,23 +104,22 @@ where
         let slot = sets.slot(set);
         sets.distinct.counts[slot] += 1;
     }
-    // Each distinct set's tags as slots of the distinct tags.
-    let mut tags = DistinctTags::default();
-    let mut set_slots: Vec<Vec<u32>> = Vec::with_capacity(sets.distinct.tags.len());
-    for (&set, &n) in sets.distinct.tags.iter().zip(&sets.distinct.counts) {
-        set_slots.push(
-            g.tagset(set)
-                .iter()
-                .map(|&tag| tags.add_count(tag, n))
-                .collect(),
-        );
+    // Each distinct set's tags as slots of the distinct tags: set slot k's
+    // are `tag_slots[set_tags[k].clone()]`.
+    let mut tags = DistinctIds::default();
+    let mut tag_slots: Vec<u32> = Vec::new();
+    let mut set_tags: Vec<Range<usize>> = Vec::with_capacity(sets.distinct.ids.len());
+    for (&set, &n) in sets.distinct.ids.iter().zip(&sets.distinct.counts) {
+        let start = tag_slots.len();
+        tag_slots.extend(g.tagset(set).iter().map(|&tag| tags.add_count(tag, n)));
+        set_tags.push(start..tag_slots.len());
     }
-    let mut by_text: Vec<usize> = (0..tags.tags.len()).collect();
-    by_text.sort_unstable_by(|&a, &b| text(tags.tags[a]).cmp(text(tags.tags[b])));
+    let mut by_text: Vec<usize> = (0..tags.ids.len()).collect();
+    by_text.sort_unstable_by(|&a, &b| text(tags.ids[a]).cmp(text(tags.ids[b])));
     // Each distinct tag as a JSON string, once: for `tags`, `tagCounts`
     // and every pair's `,"tag":…}`.
     let quoted: Vec<String> = tags
-        .tags
+        .ids
         .iter()
         .map(|&tag| {
             let mut q = String::new();
@@ -150,14 +153,14 @@ where
     let bytes: u64 = endings
         .iter()
         .zip(&tags.counts)
-        .map(|(ending, &n)| (PAIR_HEAD.len() + ADDRESS_LITERAL + ending.len) as u64 * n)
+        .map(|(ending, &n)| (PAIR_HEAD.len() + ADDRESS_LITERAL + ending.text.len()) as u64 * n)
         .sum();
     let mut writer = PairWriter::new(out, usize::try_from(bytes).unwrap_or(usize::MAX));
     let (mut last_set, mut slots): (Option<u32>, &[u32]) = (None, &[]);
     for (address, set) in entries() {
         if last_set != Some(set) {
             last_set = Some(set);
-            slots = &set_slots[sets.slot(set)];
+            slots = &tag_slots[set_tags[sets.slot(set)].clone()];
         }
         let literal = address_literal(address);
         for &slot in slots {
@@ -169,12 +172,12 @@ where
 }
 
 /// The distinct tag sets of an answer (`distinct`), found through a
-/// direct-mapped cache of (set, slot) before `DistinctTags`' own look-up:
+/// direct-mapped cache of (set, slot) before `DistinctIds`' own look-up:
 /// a hub's entries change set every other entry, over a few dozen sets,
 /// and a map probe per entry was a quarter of its answer's time.
 struct SetSlots {
     cache: [(u32, u32); SET_CACHE],
-    distinct: DistinctTags,
+    distinct: DistinctIds,
 }
 
 const SET_CACHE: usize = 256;
@@ -184,7 +187,7 @@ impl SetSlots {
         SetSlots {
             // No set has id u32::MAX (ids are indexes of a `Vec`).
             cache: [(u32::MAX, 0); SET_CACHE],
-            distinct: DistinctTags::default(),
+            distinct: DistinctIds::default(),
         }
     }
 
@@ -209,8 +212,6 @@ impl SetSlots {
 
 /// `{"address":` before an address's literal.
 const PAIR_HEAD: &[u8; 11] = b"{\"address\":";
-/// An address's JSON literal, quotes included.
-const ADDRESS_LITERAL: usize = 44;
 /// Bytes of an ending copied whole (the bytes past its length are
 /// overwritten by the next pair).
 const ENDING_COPY: usize = 32;
@@ -221,7 +222,6 @@ const ENDING_COPY: usize = 32;
 struct Ending {
     text: String,
     padded: Option<[u8; ENDING_COPY]>,
-    len: usize,
 }
 
 impl Ending {
@@ -232,11 +232,7 @@ impl Ending {
             p[..text.len()].copy_from_slice(text.as_bytes());
             p
         });
-        Ending {
-            len: text.len(),
-            text,
-            padded,
-        }
+        Ending { text, padded }
     }
 }
 
@@ -280,8 +276,8 @@ impl<'a> PairWriter<'a> {
         let len = self.out.len();
         // SAFETY: `reserve` left room past `len` for the three copies,
         // which are all written before `set_len` covers their first
-        // HEAD + ADDRESS_LITERAL + ending.len bytes (ending.len is at
-        // most ENDING_COPY, the padded copy's length).
+        // HEAD + ADDRESS_LITERAL + ending.text.len() bytes (at most
+        // ENDING_COPY of them the ending's: it was padded).
         unsafe {
             let dst = self.out.as_mut_ptr().add(len);
             std::ptr::copy_nonoverlapping(PAIR_HEAD.as_ptr(), dst, HEAD);
@@ -295,7 +291,8 @@ impl<'a> PairWriter<'a> {
                 dst.add(HEAD + ADDRESS_LITERAL),
                 ENDING_COPY,
             );
-            self.out.set_len(len + HEAD + ADDRESS_LITERAL + ending.len);
+            self.out
+                .set_len(len + HEAD + ADDRESS_LITERAL + ending.text.len());
         }
         self.written = true;
     }
@@ -313,23 +310,23 @@ impl<'a> PairWriter<'a> {
 /// address order, mostly over one or two sets), then a scan while they
 /// are few, then a map.
 #[derive(Default)]
-struct DistinctTags {
-    tags: Vec<u32>,
+struct DistinctIds {
+    ids: Vec<u32>,
     counts: Vec<u64>,
     last: usize,
     slots: FastMap<u32, usize>,
 }
 
 /// Distinct ids scanned before a map is built.
-const SCANNED_TAGS: usize = 16;
+const SCANNED_IDS: usize = 16;
 
-impl DistinctTags {
-    /// Counts `tag` `n` times; its slot.
+impl DistinctIds {
+    /// Counts `id` `n` times; its slot in `ids` and `counts`.
     #[inline]
-    fn add_count(&mut self, tag: u32, n: u64) -> u32 {
-        let slot = match self.find(tag) {
+    fn add_count(&mut self, id: u32, n: u64) -> u32 {
+        let slot = match self.find(id) {
             Some(slot) => slot,
-            None => self.add(tag),
+            None => self.add(id),
         };
         self.last = slot;
         self.counts[slot] += n;
@@ -337,26 +334,26 @@ impl DistinctTags {
     }
 
     #[inline]
-    fn find(&self, tag: u32) -> Option<usize> {
-        if self.tags.get(self.last) == Some(&tag) {
+    fn find(&self, id: u32) -> Option<usize> {
+        if self.ids.get(self.last) == Some(&id) {
             Some(self.last)
-        } else if self.tags.len() <= SCANNED_TAGS {
-            self.tags.iter().position(|&t| t == tag)
+        } else if self.ids.len() <= SCANNED_IDS {
+            self.ids.iter().position(|&t| t == id)
         } else {
-            self.slots.get(&tag).copied()
+            self.slots.get(&id).copied()
         }
     }
 
-    fn add(&mut self, tag: u32) -> usize {
-        let slot = self.tags.len();
-        self.tags.push(tag);
+    fn add(&mut self, id: u32) -> usize {
+        let slot = self.ids.len();
+        self.ids.push(id);
         self.counts.push(0);
-        if self.tags.len() > SCANNED_TAGS {
+        if self.ids.len() > SCANNED_IDS {
             if self.slots.is_empty() {
                 self.slots
-                    .extend(self.tags.iter().enumerate().map(|(i, &t)| (t, i)));
+                    .extend(self.ids.iter().enumerate().map(|(i, &t)| (t, i)));
             } else {
-                self.slots.insert(tag, slot);
+                self.slots.insert(id, slot);
             }
         }
         slot
@@ -412,16 +409,16 @@ mod tests {
 
     #[test]
     fn distinct_tags_count_past_the_scanned_few() {
-        let mut distinct = DistinctTags::default();
+        let mut distinct = DistinctIds::default();
         // 40 distinct tags, interleaved, so the map takes over after 16.
         let stream: Vec<u32> = (0..400u32).map(|i| (i * 7) % 40 + 1000).collect();
         let slots: Vec<u32> = stream.iter().map(|&t| distinct.add_count(t, 1)).collect();
         for (&tag, &slot) in stream.iter().zip(&slots) {
-            assert_eq!(distinct.tags[slot as usize], tag);
+            assert_eq!(distinct.ids[slot as usize], tag);
         }
-        assert_eq!(distinct.tags.len(), 40);
+        assert_eq!(distinct.ids.len(), 40);
         assert!(distinct.counts.iter().all(|&n| n == 10));
-        let mut seen = distinct.tags.clone();
+        let mut seen = distinct.ids.clone();
         seen.sort_unstable();
         seen.dedup();
         assert_eq!(seen.len(), 40);
