@@ -416,7 +416,7 @@ impl SearchIndex {
     /// (3+ bytes), ascending: a superset of its matches, to intersect with
     /// a set before testing the members left ([`SearchIndex::matches`]).
     /// All of them are wanted (see [`intersect_all`]).
-    pub fn candidates(&self, term_lower: &str) -> Vec<usize> {
+    pub fn candidates(&self, term_lower: &str) -> Vec<u32> {
         intersect_all(&mut self.lists(term_lower.as_bytes()))
     }
 
@@ -533,7 +533,7 @@ mod tests {
             if term.len() >= 3 {
                 let mut leapfrog = Vec::new();
                 index.each_candidate(term.as_bytes(), |p| {
-                    leapfrog.push(p);
+                    leapfrog.push(p as u32);
                     false
                 });
                 assert_eq!(index.candidates(term), leapfrog, "{term}");
