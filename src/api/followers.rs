@@ -90,7 +90,7 @@ pub enum Exclude {
 
 /// How many followers are looked up together (see `Graph::records`): a
 /// page of 10 plus a little filtering in one batch.
-const BATCH: usize = 16;
+pub(super) const BATCH: usize = 16;
 
 /// T's followers with F's record of T, in the requested order, produced
 /// batch by batch.
@@ -198,7 +198,7 @@ impl<'a> FollowerCandidates<'a> {
 
 /// The records of up to `BATCH` (follower, target) pairs, looked up
 /// together on the stack (see `Graph::records`): no allocation a page.
-struct RecordBatch {
+pub(super) struct RecordBatch {
     pairs: [(AccountId, AccountId); BATCH],
     records: [Option<Record>; BATCH],
     len: usize,
@@ -207,7 +207,10 @@ struct RecordBatch {
 impl RecordBatch {
     /// The first `BATCH` of `pairs`.
     #[inline]
-    fn look_up(g: &Graph, pairs: impl Iterator<Item = (AccountId, AccountId)>) -> RecordBatch {
+    pub(super) fn look_up(
+        g: &Graph,
+        pairs: impl Iterator<Item = (AccountId, AccountId)>,
+    ) -> RecordBatch {
         let mut batch = RecordBatch {
             pairs: [(0, 0); BATCH],
             records: [None; BATCH],
@@ -221,11 +224,15 @@ impl RecordBatch {
         batch
     }
 
-    fn pairs(&self) -> std::slice::Iter<'_, (AccountId, AccountId)> {
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(super) fn pairs(&self) -> std::slice::Iter<'_, (AccountId, AccountId)> {
         self.pairs[..self.len].iter()
     }
 
-    fn records(&self) -> std::slice::Iter<'_, Option<Record>> {
+    pub(super) fn records(&self) -> std::slice::Iter<'_, Option<Record>> {
         self.records[..self.len].iter()
     }
 }

@@ -23,7 +23,7 @@ use crate::error::ApiError;
 use crate::graph::{AccountId, Graph, Record, RecordRow, Term, FLAG_BLOCK, FLAG_MUTE};
 use crate::json::{push_key, push_num_str};
 
-use super::followers::Exclude;
+use super::followers::{Exclude, RecordBatch, BATCH};
 use super::following::{push_entry, EntryEns};
 use super::query_string::{trim, Query};
 use super::rows::{
@@ -76,9 +76,6 @@ impl CommonParams {
         self.term.len()
     }
 }
-
-/// Matches looked up together (see `Graph::records`).
-const BATCH: usize = 32;
 
 fn shown(g: &Graph, tagset: u32) -> bool {
     g.tagset_flags(tagset) & (FLAG_BLOCK | FLAG_MUTE) == 0
@@ -148,20 +145,18 @@ pub fn render_followers(
         matches.by_ref().take(skip).for_each(drop);
         skip = 0;
     }
-    let (mut batch, mut pairs, mut records) = (Vec::new(), Vec::new(), Vec::new());
     while page.len() < limit {
         // No more than the page can still take: the matches after it
         // would extend a rare term's walk over the followers for nothing.
-        let unfilled = skip + (limit - page.len());
-        batch.clear();
-        batch.extend(matches.by_ref().take(unfilled.min(BATCH)));
+        let unfilled = skip.saturating_add(limit - page.len());
+        let batch = RecordBatch::look_up(
+            g,
+            matches.by_ref().take(unfilled.min(BATCH)).map(|f| (f, t)),
+        );
         if batch.is_empty() {
             break;
         }
-        pairs.clear();
-        pairs.extend(batch.iter().map(|&f| (f, t)));
-        g.records(&pairs, &mut records);
-        for (&f, record) in batch.iter().zip(&records) {
+        for (&(f, _), record) in batch.pairs().zip(batch.records()) {
             let Some(record) = *record else { continue };
             if exclude == Exclude::BlockedOrMuted && !shown(g, record.tagset) {
                 continue;
@@ -176,23 +171,25 @@ pub fn render_followers(
             }
         }
     }
-    let back_pairs: Vec<(AccountId, AccountId)> = page.iter().map(|&(f, _)| (t, f)).collect();
-    g.records(&back_pairs, &mut records);
-    for (i, ((f, record), back)) in page.iter().zip(&records).enumerate() {
-        if i > 0 {
+    for (c, chunk) in page.chunks(BATCH).enumerate() {
+        let back = RecordBatch::look_up(g, chunk.iter().map(|&(f, _)| (t, f)));
+        g.prefetch_accounts(chunk.iter().map(|&(f, _)| f));
+        for (i, ((f, record), back)) in chunk.iter().zip(back.records()).enumerate() {
+            if c + i > 0 {
+                out.push(',');
+            }
+            out.push('{');
+            push_follower_head(out, g, *f);
             out.push(',');
+            push_key(out, "ens");
+            push_short_ens(out, g.profile(*f));
+            out.push(',');
+            push_key(out, "tags");
+            push_tagset(out, g, record.tagset);
+            out.push(',');
+            push_follower_flags(out, g, back.as_ref());
+            out.push('}');
         }
-        out.push('{');
-        push_follower_head(out, g, *f);
-        out.push(',');
-        push_key(out, "ens");
-        push_short_ens(out, g.profile(*f));
-        out.push(',');
-        push_key(out, "tags");
-        push_tagset(out, g, record.tagset);
-        out.push(',');
-        push_follower_flags(out, g, back.as_ref());
-        out.push('}');
     }
     out.push_str("]}");
 }

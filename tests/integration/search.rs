@@ -169,6 +169,7 @@ fn search_followers_by_name_or_address_address_order() {
         "term=.*",
         "term=zzz",
         "term=0x&offset=5",
+        "term=0x&offset=18446744073709551615",
     ] {
         assert_text(&users(q), 200, r#"{"followers":[]}"#);
     }
@@ -191,6 +192,10 @@ fn list_search_followers_leaves_out_blocking_and_muting_followers() {
             200,
             followers_of(vec![f2()]),
         );
+        // Past the last match, however far.
+        for q in ["term=0x&offset=3", "term=0x&offset=18446744073709551615"] {
+            assert_text(&get(q), 200, r#"{"followers":[]}"#);
+        }
     }
     assert_no_user_found(&srv.get("/api/v1/lists/8/searchFollowers?term=bob"));
     assert_no_user_found(&srv.get("/api/v1/lists/77/searchFollowers?term=bob"));
