@@ -296,6 +296,35 @@ mod tests {
     }
 
     #[test]
+    fn mixed_gap_lengths_decode_as_the_cursor_does() {
+        // Gaps of 1 to 5 bytes in any order, and lists ending on each.
+        let mut state = 7u64;
+        let mut gaps = Vec::new();
+        for _ in 0..5_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let bits = [7, 7, 7, 7, 14, 14, 14, 21][(state >> 60) as usize % 8];
+            gaps.push(((state >> 20) as u32) & ((1u32 << bits) - 1));
+        }
+        // Five and four bytes; the positions stay within u32.
+        gaps[0] = 300_000_000;
+        gaps[7] = (1 << 27) + 5;
+        for n in [0, 1, 2, 3, 4, 5, 1_000, 5_000] {
+            let gaps = &gaps[..n];
+            let mut bytes = vec![0u8; gaps.iter().map(|&g| varint_len(g)).sum()];
+            let mut at = 0;
+            for &gap in gaps {
+                write_varint(&mut bytes, &mut at, gap);
+            }
+            let want: Vec<usize> = positions(&bytes).collect();
+            assert_eq!(want.len(), n);
+            let all: Vec<usize> = decode_all(&bytes).iter().map(|&p| p as usize).collect();
+            assert_eq!(all, want, "{n} gaps");
+        }
+    }
+
+    #[test]
     fn varint_postings_round_trip() {
         let list = [0u32, 1, 2, 200, 201, 70_000, 5_000_000, u32::MAX - 1];
         let gaps: Vec<u32> = list
