@@ -1,17 +1,28 @@
-//! The trigram index's posting lists: ascending leaderboard positions
-//! stored as gaps in LEB128 varints (~1.3 bytes a posting), with a skip
-//! entry every `SKIP_EVERY` postings, and the two ways they are
-//! intersected. Cost model, at a million accounts: a leapfrog seek per
-//! posting costs ~6 ns, and jumps over whole blocks of a list much longer
-//! than the driving one, so an intersection that stops early (a
-//! leaderboard page) costs about the rarest list's prefix; decoding two
-//! lists whole, one into a bitmap and the other against it, costs ~2.4
-//! ns a posting, which is cheaper when every position is wanted and the
-//! lists are of a size (a hex term's two trigrams: ~12,000 postings
-//! each, ~60 µs).
+//! The trigram index's posting lists: ascending leaderboard positions in
+//! blocks of `BLOCK_LEN`, each block its gaps bit-packed at the width of
+//! its largest (~1.15 bytes a posting for a hex trigram's list), with a
+//! skip entry per block after the first, and the two ways lists are
+//! intersected.
+//!
+//! A block is a byte holding the width `w` of its gaps (bits), its first
+//! gap as a LEB128 varint (from the position before the block, or from
+//! 0), then its other gaps, `w` bits each, least significant bit first.
+//! A list's posting count says how long its last block is. Gaps in
+//! varints were a chain of dependent reads (each varint's length decides
+//! where the next starts, ~2.4 ns a posting); a packed gap's place is
+//! known in advance, so a block decodes at ~0.6 ns a posting.
+//!
+//! Cost model, at a million accounts: a leapfrog seek costs a block's
+//! decoding when it enters a block and a few ns within one, and jumps over
+//! whole blocks of a list much longer than the driving one, so an
+//! intersection that stops early (a leaderboard page) costs about the
+//! rarest list's prefix; decoding two lists whole, one into a bitmap and
+//! the other against it, costs ~1 ns a posting, which is cheaper when
+//! every position is wanted and the lists are of a size (a hex term's two
+//! trigrams: ~12,000 postings each).
 
-/// Postings per skip block.
-pub(super) const SKIP_EVERY: usize = 128;
+/// Postings per block (and per skip entry).
+pub(super) const BLOCK_LEN: usize = 128;
 
 /// Writes `v` as a LEB128 varint at `*at`, moving `*at` past it.
 pub(super) fn write_varint(out: &mut [u8], at: &mut usize, mut v: u32) {
@@ -29,50 +40,142 @@ pub(super) fn varint_len(v: u32) -> usize {
     (32 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
-/// A read position in one posting list, moving forward only.
+/// Reads a LEB128 varint at `*at`, moving `*at` past it.
+#[inline]
+fn read_varint(bytes: &[u8], at: &mut usize) -> u32 {
+    let (mut v, mut shift) = (0u32, 0);
+    while let Some(&b) = bytes.get(*at) {
+        *at += 1;
+        v |= u32::from(b & 0x7f).wrapping_shl(shift);
+        shift += 7;
+        if b & 0x80 == 0 {
+            break;
+        }
+    }
+    v
+}
+
+/// The bit width that holds every gap up to `max_gap`.
+pub(super) fn gap_width(max_gap: u32) -> u8 {
+    (32 - max_gap.leading_zeros()) as u8
+}
+
+/// The bytes of a block of `n` postings (at least one) whose first gap
+/// is `first_gap` and other gaps are `width` bits.
+pub(super) fn block_bytes(first_gap: u32, n: usize, width: u8) -> usize {
+    1 + varint_len(first_gap) + ((n - 1) * usize::from(width)).div_ceil(8)
+}
+
+/// Starts a block at `*at`: its width and first gap. Returns the bit
+/// where its second gap goes.
+pub(super) fn write_block_head(out: &mut [u8], at: &mut usize, width: u8, first_gap: u32) -> usize {
+    out[*at] = width;
+    *at += 1;
+    write_varint(out, at, first_gap);
+    *at * 8
+}
+
+/// ORs `gap` (under 2^width) into `out` at bit `bit`: the bytes it spans
+/// hold zeros there, and nothing past its top bit is touched.
+pub(super) fn write_packed(out: &mut [u8], bit: usize, gap: u32) {
+    let mut v = u64::from(gap) << (bit % 8);
+    let mut at = bit / 8;
+    while v != 0 {
+        out[at] |= v as u8;
+        v >>= 8;
+        at += 1;
+    }
+}
+
+/// The 8 bytes at `at` as a little-endian word, zeros past the end.
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(b) => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
+        None => {
+            let mut b = [0u8; 8];
+            let tail = bytes.get(at..).unwrap_or(&[]);
+            b[..tail.len()].copy_from_slice(tail);
+            u64::from_le_bytes(b)
+        }
+    }
+}
+
+/// Decodes the block at `*at` of `n` postings (at least one) after
+/// position `before`, calling `visit` with each position; moves `*at`
+/// past the block.
+#[inline(always)]
+fn decode_block(bytes: &[u8], at: &mut usize, n: usize, before: u32, mut visit: impl FnMut(u32)) {
+    let width = usize::from(bytes.get(*at).copied().unwrap_or(0));
+    *at += 1;
+    let mut last = before.wrapping_add(read_varint(bytes, at));
+    visit(last);
+    let mask = (1u64 << width) - 1;
+    let start = *at * 8;
+    for k in 0..n - 1 {
+        let bit = start + k * width;
+        last = last.wrapping_add(((word_at(bytes, bit / 8) >> (bit % 8)) & mask) as u32);
+        visit(last);
+    }
+    *at = (start + (n - 1) * width).div_ceil(8);
+}
+
+/// Calls `visit` with every position of a list of `count` postings,
+/// ascending.
+#[inline(always)]
+fn for_each_position(bytes: &[u8], count: usize, mut visit: impl FnMut(u32)) {
+    let (mut at, mut last, mut left) = (0, 0u32, count);
+    while left > 0 {
+        let n = left.min(BLOCK_LEN);
+        decode_block(bytes, &mut at, n, last, |p| {
+            last = p;
+            visit(p);
+        });
+        left -= n;
+    }
+}
+
+/// Every position of a list of `count` postings, ascending.
+fn decode_all(bytes: &[u8], count: usize) -> Vec<u32> {
+    let mut out = Vec::with_capacity(count);
+    for_each_position(bytes, count, |p| out.push(p));
+    out
+}
+
+/// A read position in one posting list, moving forward only. Within a
+/// block it decodes one gap a step, as far as a seek needs: a leapfrog
+/// seek usually lands a few postings on, and decoding whole blocks on
+/// entry cost the leaderboard's search a fifth more.
 pub(super) struct Cursor<'a> {
     bytes: &'a [u8],
+    /// (position of the posting before it, byte offset) of every block
+    /// after the first.
     skips: &'a [(u32, u32)],
-    /// Byte offset of the next varint.
-    at: usize,
-    /// The position decoded last (0 before the first: gaps count from 0).
-    last: usize,
-    /// The current position (`None` before the first `seek`).
-    current: Option<usize>,
-    /// The first skip entry ahead of `at`.
-    next_skip: usize,
+    count: usize,
+    /// The block read (`None` before the first seek), its postings and
+    /// gap width, the bit of its second gap, the index in it of the
+    /// current posting, and the current position.
+    block: Option<usize>,
+    in_block: usize,
+    width: usize,
+    gaps_bit: usize,
+    index: usize,
+    current: u32,
 }
 
 impl<'a> Cursor<'a> {
-    pub(super) fn new(bytes: &'a [u8], skips: &'a [(u32, u32)]) -> Self {
+    pub(super) fn new(bytes: &'a [u8], skips: &'a [(u32, u32)], count: usize) -> Self {
         Cursor {
             bytes,
             skips,
-            at: 0,
-            last: 0,
-            current: None,
-            next_skip: 0,
+            count,
+            block: None,
+            in_block: 0,
+            width: 0,
+            gaps_bit: 0,
+            index: 0,
+            current: 0,
         }
-    }
-
-    fn decode_next(&mut self) -> Option<usize> {
-        if self.at >= self.bytes.len() {
-            self.current = None;
-            return None;
-        }
-        let (mut v, mut shift) = (0usize, 0);
-        loop {
-            let b = self.bytes[self.at];
-            self.at += 1;
-            v |= usize::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                break;
-            }
-            shift += 7;
-        }
-        self.last += v;
-        self.current = Some(self.last);
-        self.current
     }
 
     /// The list's size in bytes (about its postings).
@@ -80,128 +183,59 @@ impl<'a> Cursor<'a> {
         self.bytes.len()
     }
 
+    fn blocks(&self) -> usize {
+        self.count.div_ceil(BLOCK_LEN)
+    }
+
+    /// Moves to the first posting of block `b`.
+    fn enter(&mut self, b: usize) {
+        let (before, offset) = match b.checked_sub(1) {
+            Some(s) => self.skips[s],
+            None => (0, 0),
+        };
+        let mut at = offset as usize;
+        self.width = usize::from(self.bytes.get(at).copied().unwrap_or(0));
+        at += 1;
+        self.current = before.wrapping_add(read_varint(self.bytes, &mut at));
+        self.gaps_bit = at * 8;
+        self.block = Some(b);
+        self.in_block = (self.count - b * BLOCK_LEN).min(BLOCK_LEN);
+        self.index = 0;
+    }
+
     /// The first position >= `target` at or after the current one.
     fn seek(&mut self, target: usize) -> Option<usize> {
-        if let Some(p) = self.current {
-            if p >= target {
-                return Some(p);
-            }
-        }
-        while self
-            .skips
-            .get(self.next_skip)
-            .is_some_and(|&(_, offset)| offset as usize <= self.at)
-        {
-            self.next_skip += 1;
-        }
-        // Most seeks land in the current block: decode on. Otherwise jump
-        // to the last block whose preceding posting is < target.
-        let ahead = &self.skips[self.next_skip..];
-        if ahead
-            .first()
-            .is_some_and(|&(before, _)| (before as usize) < target)
-        {
-            let k = ahead.partition_point(|&(before, _)| (before as usize) < target);
-            let (before, offset) = ahead[k - 1];
-            self.at = offset as usize;
-            self.last = before as usize;
-            self.next_skip += k;
-        }
+        let target = u32::try_from(target).unwrap_or(u32::MAX);
+        let mask = |width: usize| (1u64 << width) - 1;
         loop {
-            match self.decode_next() {
-                Some(p) if p < target => continue,
-                other => return other,
-            }
-        }
-    }
-}
-
-/// How much longer than the shortest list the second may be for both to
-/// be decoded whole and intersected in a bitmap, rather than the second
-/// sought in.
-const MERGE_WITHIN: usize = 8;
-
-/// Calls `visit` with every position of a delta-varint posting list,
-/// ascending. A list long enough to be decoded whole has gaps of one or
-/// two bytes nearly everywhere: those are read without a branch on which
-/// (a mispredicted one on every fifth posting was most of the loop's
-/// time).
-#[inline(always)]
-fn for_each_position(bytes: &[u8], mut visit: impl FnMut(u32)) {
-    let (mut i, mut last) = (0, 0u32);
-    while i < bytes.len() {
-        let gap = match bytes.get(i..i + 2) {
-            Some(&[b0, b1]) if b0 & b1 & 0x80 == 0 => {
-                let two = u32::from(b0 >> 7);
-                i += 1 + two as usize;
-                u32::from(b0 & 0x7f) | (u32::from(b1 & 0x7f) << 7) & two.wrapping_neg()
-            }
-            _ => {
-                let (mut gap, mut shift) = (0u32, 0);
-                while let Some(&b) = bytes.get(i) {
-                    i += 1;
-                    gap |= u32::from(b & 0x7f).wrapping_shl(shift);
-                    shift += 7;
-                    if b & 0x80 == 0 {
-                        break;
-                    }
+            let Some(b) = self.block else {
+                if self.count == 0 {
+                    return None;
                 }
-                gap
+                let first = self.skips.partition_point(|&(before, _)| before < target);
+                self.enter(first.min(self.blocks() - 1));
+                continue;
+            };
+            // Most seeks land in this block, a few postings on.
+            while self.current < target && self.index + 1 < self.in_block {
+                let bit = self.gaps_bit + self.index * self.width;
+                let gap = (word_at(self.bytes, bit / 8) >> (bit % 8)) & mask(self.width);
+                self.current = self.current.wrapping_add(gap as u32);
+                self.index += 1;
             }
-        };
-        last = last.wrapping_add(gap);
-        visit(last);
-    }
-}
-
-/// Every position of a delta-varint posting list, ascending.
-fn decode_all(bytes: &[u8]) -> Vec<u32> {
-    let mut out = Vec::with_capacity(bytes.len());
-    for_each_position(bytes, |p| out.push(p));
-    out
-}
-
-thread_local! {
-    /// Zeroed between uses: one bit a position, grown to the largest
-    /// position intersected on this thread (a million: 128 KiB).
-    static POSITION_BITS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The positions in both delta-varint lists: `a`'s marked in a bitmap as
-/// they are decoded, `b`'s looked up in it. Every step is independent of
-/// the last, where a merge of the decoded lists waits on each compare to
-/// know which side moves (~2.5 ns a step). The bitmap is then cleared
-/// whole up to `a`'s last word, unless `a` is so short that decoding it
-/// again is cheaper (a word costs ~0.3 ns to clear, a posting ~1.5 ns to
-/// decode).
-fn bitmap_intersection(a: &[u8], b: &[u8]) -> Vec<u32> {
-    POSITION_BITS.with(|cell| {
-        let mut bits = cell.borrow_mut();
-        let mut used = 0;
-        for_each_position(a, |p| {
-            let word = p as usize / 64;
-            if word >= bits.len() {
-                bits.resize(word + 1, 0);
+            if self.current >= target {
+                return Some(self.current as usize);
             }
-            bits[word] |= 1 << (p % 64);
-            used = word + 1;
-        });
-        let mut out = Vec::new();
-        for_each_position(b, |p| {
-            if bits
-                .get(p as usize / 64)
-                .is_some_and(|w| w >> (p % 64) & 1 != 0)
-            {
-                out.push(p);
+            // The first later block whose last position (the next block's
+            // `before`) reaches the target.
+            let ahead = self.skips.get(b + 1..).unwrap_or(&[]);
+            let next = b + 1 + ahead.partition_point(|&(before, _)| before < target);
+            if next >= self.blocks() {
+                return None;
             }
-        });
-        if a.len() * 8 < used {
-            for_each_position(a, |p| bits[p as usize / 64] = 0);
-        } else {
-            bits[..used].fill(0);
+            self.enter(next);
         }
-        out
-    })
+    }
 }
 
 /// The positions in every one of `lists` (sorted shortest first, at
@@ -232,11 +266,57 @@ pub(super) fn leapfrog(lists: &mut [Cursor<'_>], mut visit: impl FnMut(usize) ->
     }
 }
 
+/// How much longer than the shortest list the second may be for both to
+/// be decoded whole and intersected in a bitmap, rather than the second
+/// sought in.
+const MERGE_WITHIN: usize = 8;
+
+thread_local! {
+    /// Zeroed between uses: one bit a position, grown to the largest
+    /// position intersected on this thread (a million: 128 KiB).
+    static POSITION_BITS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The positions in both lists: `a`'s marked in a bitmap as they are
+/// decoded, `b`'s looked up in it. Every step is independent of the last,
+/// where a merge of the decoded lists waits on each compare to know which
+/// side moves (~2.5 ns a step). The bitmap is then cleared whole up to
+/// `a`'s last word, unless `a` is so short that decoding it again is
+/// cheaper (a word costs ~0.3 ns to clear, a posting ~1 ns to decode).
+fn bitmap_intersection(a: &Cursor<'_>, b: &Cursor<'_>) -> Vec<u32> {
+    POSITION_BITS.with(|cell| {
+        let mut bits = cell.borrow_mut();
+        let mut used = 0;
+        for_each_position(a.bytes, a.count, |p| {
+            let word = p as usize / 64;
+            if word >= bits.len() {
+                bits.resize(word + 1, 0);
+            }
+            bits[word] |= 1 << (p % 64);
+            used = word + 1;
+        });
+        let mut out = Vec::new();
+        for_each_position(b.bytes, b.count, |p| {
+            if bits
+                .get(p as usize / 64)
+                .is_some_and(|w| w >> (p % 64) & 1 != 0)
+            {
+                out.push(p);
+            }
+        });
+        if a.count * 4 < used {
+            for_each_position(a.bytes, a.count, |p| bits[p as usize / 64] = 0);
+        } else {
+            bits[..used].fill(0);
+        }
+        out
+    })
+}
+
 /// Every position in all of `lists` (sorted shortest first), ascending.
 /// All of them are wanted, so the two shortest lists are decoded whole
-/// and intersected in a bitmap (~2.4 ns a posting, where a leapfrog seek
-/// per posting cost ~6), unless the second is much longer than the
-/// first: then, as for any further list, the positions seek in it.
+/// and intersected in a bitmap, unless the second is much longer than
+/// the first: then, as for any further list, the positions seek in it.
 pub(super) fn intersect_all(lists: &mut [Cursor<'_>]) -> Vec<u32> {
     let merged = match lists {
         [a, b, ..] if b.byte_len() <= a.byte_len() * MERGE_WITHIN => 2,
@@ -244,8 +324,8 @@ pub(super) fn intersect_all(lists: &mut [Cursor<'_>]) -> Vec<u32> {
     };
     let mut out = match &lists[..] {
         [] => return Vec::new(),
-        [a, b, ..] if merged == 2 => bitmap_intersection(a.bytes, b.bytes),
-        [a, ..] => decode_all(a.bytes),
+        [a, b, ..] if merged == 2 => bitmap_intersection(a, b),
+        [a, ..] => decode_all(a.bytes, a.count),
     };
     for list in &mut lists[merged..] {
         out.retain(|&p| list.seek(p as usize) == Some(p as usize));
@@ -253,30 +333,60 @@ pub(super) fn intersect_all(lists: &mut [Cursor<'_>]) -> Vec<u32> {
     out
 }
 
-/// Decodes a delta-varint posting list into ascending positions.
+/// A list encoded as the index builds one, for tests: (bytes, skips).
 #[cfg(test)]
-fn positions(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    let mut cursor = Cursor::new(bytes, &[]);
-    std::iter::from_fn(move || cursor.decode_next())
+pub(super) fn encode(positions: &[u32]) -> (Vec<u8>, Vec<(u32, u32)>) {
+    let mut bytes = vec![0u8; 5 * positions.len() + 8];
+    let (mut skips, mut at, mut last) = (Vec::new(), 0, 0u32);
+    for block in positions.chunks(BLOCK_LEN) {
+        if at > 0 {
+            skips.push((last, at as u32));
+        }
+        let gaps: Vec<u32> = block
+            .iter()
+            .scan(last, |prev, &p| Some(p - std::mem::replace(prev, p)))
+            .collect();
+        let width = gap_width(gaps[1..].iter().copied().max().unwrap_or(0));
+        let mut bit = write_block_head(&mut bytes, &mut at, width, gaps[0]);
+        for &gap in &gaps[1..] {
+            write_packed(&mut bytes, bit, gap);
+            bit += usize::from(width);
+        }
+        at = bit.div_ceil(8);
+        assert_eq!(
+            at - skips.last().map_or(0, |s| s.1 as usize),
+            block_bytes(gaps[0], block.len(), width)
+        );
+        last = *block.last().unwrap();
+    }
+    bytes.truncate(at);
+    (bytes, skips)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn seek_all(bytes: &[u8], skips: &[(u32, u32)], count: usize) -> Vec<u32> {
+        let mut cursor = Cursor::new(bytes, skips, count);
+        let mut out = Vec::new();
+        let mut target = 0;
+        while let Some(p) = cursor.seek(target) {
+            out.push(p as u32);
+            target = p + 1;
+        }
+        out
+    }
+
     #[test]
     fn intersected_lists() {
-        let varints = |list: &[u32]| {
-            let mut bytes = vec![0u8; 5 * list.len()];
-            let (mut at, mut last) = (0, 0);
-            for &p in list {
-                write_varint(&mut bytes, &mut at, p - last);
-                last = p;
-            }
-            bytes.truncate(at);
-            bytes
+        let both = |a: &[u32], b: &[u32]| {
+            let ((ab, askips), (bb, bskips)) = (encode(a), encode(b));
+            bitmap_intersection(
+                &Cursor::new(&ab, &askips, a.len()),
+                &Cursor::new(&bb, &bskips, b.len()),
+            )
         };
-        let both = |a: &[u32], b: &[u32]| bitmap_intersection(&varints(a), &varints(b));
         assert_eq!(both(&[1, 3, 5, 7], &[0, 3, 4, 7, 9]), [3, 7]);
         assert_eq!(both(&[], &[1]), Vec::<u32>::new());
         assert_eq!(both(&[2, 4], &[2, 4]), [2, 4]);
@@ -296,56 +406,72 @@ mod tests {
     }
 
     #[test]
-    fn mixed_gap_lengths_decode_as_the_cursor_does() {
-        // Gaps of 1 to 5 bytes in any order, and lists ending on each.
+    fn blocks_of_every_width_decode_and_seek() {
+        // Gaps of 1 bit to 22 bits, in blocks full and partial, each list
+        // decoded whole, and sought position by position and in jumps.
         let mut state = 7u64;
-        let mut gaps = Vec::new();
-        for _ in 0..5_000 {
+        let mut next = move || {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            let bits = [7, 7, 7, 7, 14, 14, 14, 21][(state >> 60) as usize % 8];
-            gaps.push(((state >> 20) as u32) & ((1u32 << bits) - 1));
-        }
-        // Five and four bytes; the positions stay within u32.
-        gaps[0] = 300_000_000;
-        gaps[7] = (1 << 27) + 5;
-        for n in [0, 1, 2, 3, 4, 5, 1_000, 5_000] {
-            let gaps = &gaps[..n];
-            let mut bytes = vec![0u8; gaps.iter().map(|&g| varint_len(g)).sum()];
-            let mut at = 0;
-            for &gap in gaps {
-                write_varint(&mut bytes, &mut at, gap);
+            state >> 20
+        };
+        for n in [0, 1, 2, 127, 128, 129, 300, 1_000] {
+            for max_bits in [1, 7, 9, 16, 22] {
+                let mut list = Vec::with_capacity(n);
+                let mut p = (next() % 1000) as u32;
+                for _ in 0..n {
+                    list.push(p);
+                    p += 1 + (next() as u32 & ((1u32 << max_bits) - 1));
+                }
+                let (bytes, skips) = encode(&list);
+                assert_eq!(skips.len(), n.saturating_sub(1) / BLOCK_LEN);
+                assert_eq!(decode_all(&bytes, n), list, "{n} postings, {max_bits} bits");
+                assert_eq!(
+                    seek_all(&bytes, &skips, n),
+                    list,
+                    "{n} postings, {max_bits} bits"
+                );
+                let mut cursor = Cursor::new(&bytes, &skips, n);
+                for (i, &p) in list.iter().enumerate().step_by(37) {
+                    // Just past the previous posting, and exactly.
+                    if i > 0 {
+                        assert_eq!(cursor.seek(list[i - 1] as usize + 1), Some(p as usize));
+                    }
+                    assert_eq!(cursor.seek(p as usize), Some(p as usize));
+                }
+                assert_eq!(cursor.seek(p as usize + 1), None);
             }
-            let want: Vec<usize> = positions(&bytes).collect();
-            assert_eq!(want.len(), n);
-            let all: Vec<usize> = decode_all(&bytes).iter().map(|&p| p as usize).collect();
-            assert_eq!(all, want, "{n} gaps");
         }
     }
 
     #[test]
-    fn varint_postings_round_trip() {
-        let list = [0u32, 1, 2, 200, 201, 70_000, 5_000_000, u32::MAX - 1];
-        let gaps: Vec<u32> = list
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| if i == 0 { p } else { p - list[i - 1] })
-            .collect();
-        let mut bytes = vec![0u8; gaps.iter().map(|&g| varint_len(g)).sum()];
-        let mut at = 0;
-        for &gap in &gaps {
-            write_varint(&mut bytes, &mut at, gap);
+    fn varint_round_trip() {
+        for v in [
+            0u32,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            70_000,
+            5_000_000,
+            u32::MAX,
+        ] {
+            let mut bytes = [0u8; 5];
+            let mut at = 0;
+            write_varint(&mut bytes, &mut at, v);
+            assert_eq!(at, varint_len(v));
+            let mut back = 0;
+            assert_eq!(read_varint(&bytes, &mut back), v);
+            assert_eq!(back, at);
         }
-        assert_eq!(at, bytes.len());
-        assert_eq!(varint_len(0), 1);
         assert_eq!(varint_len(127), 1);
         assert_eq!(varint_len(128), 2);
         assert_eq!(varint_len(u32::MAX), 5);
-        let back: Vec<usize> = positions(&bytes).collect();
-        assert_eq!(back, list.iter().map(|&p| p as usize).collect::<Vec<_>>());
-        let all: Vec<usize> = decode_all(&bytes).iter().map(|&p| p as usize).collect();
-        assert_eq!(all, back);
-        assert_eq!(positions(&[]).count(), 0);
+        assert_eq!(gap_width(0), 0);
+        assert_eq!(gap_width(1), 1);
+        assert_eq!(gap_width(255), 8);
+        assert_eq!(gap_width(256), 9);
     }
 }

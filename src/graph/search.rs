@@ -31,7 +31,10 @@
 
 use rayon::prelude::*;
 
-use super::postings::{intersect_all, leapfrog, varint_len, write_varint, Cursor, SKIP_EVERY};
+use super::postings::{
+    block_bytes, gap_width, intersect_all, leapfrog, write_block_head, write_packed, Cursor,
+    BLOCK_LEN,
+};
 use super::term::{address_bytes, byte_mask, Term};
 use super::AccountId;
 use crate::snapshot::Address;
@@ -73,14 +76,17 @@ pub struct SearchIndex {
     /// Distinct trigrams, ascending, with CSR offsets into `postings`.
     grams: Vec<u32>,
     offsets: Vec<usize>,
-    /// Each posting list as gaps between ascending positions in LEB128
-    /// varints: gaps are small, so ~1.3 bytes a posting instead of 4.
+    /// Postings per gram.
+    counts: Vec<u32>,
+    /// Each posting list as blocks of bit-packed gaps between ascending
+    /// positions (`postings.rs`): gaps are small, so ~1.15 bytes a
+    /// posting instead of 4.
     postings: Vec<u8>,
-    /// Skip entries of the lists longer than `SKIP_EVERY` postings, list
+    /// Skip entries of the lists longer than `BLOCK_LEN` postings, list
     /// after list (`skip_offsets` per gram, CSR): for each block after the
-    /// first, (position of the posting before it, byte offset of its first
-    /// posting within the list). An intersection jumps over the blocks of
-    /// a long list instead of decoding them.
+    /// first, (position of the posting before it, byte offset of the block
+    /// within the list). An intersection jumps over the blocks of a long
+    /// list instead of decoding them.
     skips: Vec<(u32, u32)>,
     skip_offsets: Vec<u32>,
 }
@@ -194,11 +200,63 @@ fn lowered_names<'a>(
     (names_lower, name_ends)
 }
 
+/// Pass 1's running size of one posting list.
+#[derive(Debug, Default)]
+struct ListSize {
+    count: u32,
+    /// Bytes of its blocks so far, the one open not included.
+    bytes: usize,
+    last: u32,
+    /// The open block's first gap and largest other gap.
+    first_gap: u32,
+    max_gap: u32,
+}
+
+impl ListSize {
+    /// Adds position `p`; returns the width of the block it closed, if
+    /// `p` opens a new one.
+    fn add(&mut self, p: u32) -> Option<u8> {
+        let gap = p - self.last;
+        let closed = if (self.count as usize).is_multiple_of(BLOCK_LEN) {
+            let closed = (self.count > 0).then(|| self.end_block());
+            self.first_gap = gap;
+            self.max_gap = 0;
+            closed
+        } else {
+            self.max_gap = self.max_gap.max(gap);
+            None
+        };
+        self.count += 1;
+        self.last = p;
+        closed
+    }
+
+    /// Counts the open block's bytes; returns its width.
+    fn end_block(&mut self) -> u8 {
+        let in_block = (self.count as usize - 1) % BLOCK_LEN + 1;
+        let width = gap_width(self.max_gap);
+        self.bytes += block_bytes(self.first_gap, in_block, width);
+        width
+    }
+}
+
+/// Pass 2's write position in one posting list.
+#[derive(Debug, Default)]
+struct ListWrite {
+    /// Where the next gap goes (bits from the start of `postings`).
+    bit: usize,
+    count: u32,
+    last: u32,
+    /// The open block's width.
+    width: u8,
+}
+
 impl SearchIndex {
     /// Two ordered passes over the entries' trigrams (computed twice rather
     /// than held: they are ~50 per entry): the first sizes every posting
-    /// list in bytes, the second writes each varint in place. Scratch space
-    /// is a 64 MiB gram table and a few bytes per distinct gram.
+    /// list in bytes and notes each block's width, the second writes each
+    /// gap in place. Scratch space is a 64 MiB gram table, a few bytes per
+    /// distinct gram and 8 per block.
     pub(super) fn build<'a>(
         leaderboard: &[AccountId],
         addresses: &[Address],
@@ -239,59 +297,88 @@ impl SearchIndex {
         // the order first met.
         let mut index_of = vec![NO_GRAM; 1 << 24];
         let mut found: Vec<u32> = Vec::new();
-        // (postings, bytes, last position) per dense gram.
-        let mut sizes: Vec<(u32, usize, u32)> = Vec::new();
+        let mut sizes: Vec<ListSize> = Vec::new();
+        // (dense gram, width) of each block, in the order blocks end.
+        let mut widths_met: Vec<(u32, u8)> = Vec::new();
         for_each_entry_grams(n, &grams_of, |p, grams| {
             for &g in grams {
                 let slot = &mut index_of[g as usize];
                 if *slot == NO_GRAM {
                     *slot = found.len() as u32;
                     found.push(g);
-                    sizes.push((0, 0, 0));
+                    sizes.push(ListSize::default());
                 }
-                let (count, bytes, last) = &mut sizes[*slot as usize];
-                // The first position is its own gap from 0 (0 is valid).
-                *bytes += varint_len(if *count == 0 { p } else { p - *last });
-                *count += 1;
-                *last = p;
+                if let Some(width) = sizes[*slot as usize].add(p) {
+                    widths_met.push((*slot, width));
+                }
             }
         });
+        for (dense, size) in sizes.iter_mut().enumerate() {
+            widths_met.push((dense as u32, size.end_block()));
+        }
 
         // Grams ascending; the table now maps a gram to its rank.
         let mut grams = found;
         grams.par_sort_unstable();
         let mut offsets = Vec::with_capacity(grams.len() + 1);
         let mut skip_offsets = Vec::with_capacity(grams.len() + 1);
+        let mut counts = Vec::with_capacity(grams.len());
+        let mut rank_of_dense = vec![0u32; grams.len()];
         offsets.push(0usize);
         skip_offsets.push(0u32);
-        // (write offset, postings written, last position) per ranked gram.
-        let mut cursors: Vec<(usize, u32, u32)> = Vec::with_capacity(grams.len());
         for (rank, &g) in grams.iter().enumerate() {
-            let (count, bytes, _) = sizes[index_of[g as usize] as usize];
+            let dense = index_of[g as usize] as usize;
+            let size = &sizes[dense];
+            rank_of_dense[dense] = rank as u32;
             index_of[g as usize] = rank as u32;
-            cursors.push((*offsets.last().unwrap(), 0, 0));
-            offsets.push(offsets.last().unwrap() + bytes);
-            let skips = (count as usize).saturating_sub(1) / SKIP_EVERY;
+            counts.push(size.count);
+            offsets.push(offsets.last().unwrap() + size.bytes);
+            let skips = (size.count as usize).saturating_sub(1) / BLOCK_LEN;
             skip_offsets.push(skip_offsets.last().unwrap() + skips as u32);
         }
         drop(sizes);
+        // A list's blocks are its skip entries and one: the widths of rank
+        // r's blocks start at skip_offsets[r] + r.
+        let mut widths = vec![0u8; widths_met.len()];
+        let mut blocks_placed = vec![0u32; grams.len()];
+        for (dense, width) in widths_met {
+            let rank = rank_of_dense[dense as usize] as usize;
+            widths[skip_offsets[rank] as usize + rank + blocks_placed[rank] as usize] = width;
+            blocks_placed[rank] += 1;
+        }
+        drop(blocks_placed);
+        drop(rank_of_dense);
 
-        // Pass 2: the varints and skip entries, in place.
+        // Pass 2: the blocks and skip entries, in place.
         let mut postings = vec![0u8; *offsets.last().unwrap()];
         let mut skips = vec![(0u32, 0u32); *skip_offsets.last().unwrap() as usize];
-        let mut skip_cursors: Vec<u32> = skip_offsets[..grams.len()].to_vec();
+        let mut writes: Vec<ListWrite> = offsets[..grams.len()]
+            .iter()
+            .map(|&start| ListWrite {
+                bit: start * 8,
+                ..ListWrite::default()
+            })
+            .collect();
         for_each_entry_grams(n, &grams_of, |p, entry| {
             for &g in entry {
                 let rank = index_of[g as usize] as usize;
-                let (at, count, last) = &mut cursors[rank];
-                if *count > 0 && (*count as usize).is_multiple_of(SKIP_EVERY) {
-                    let list_start = offsets[rank];
-                    skips[skip_cursors[rank] as usize] = (*last, (*at - list_start) as u32);
-                    skip_cursors[rank] += 1;
+                let w = &mut writes[rank];
+                let gap = p - w.last;
+                let block = w.count as usize / BLOCK_LEN;
+                if (w.count as usize).is_multiple_of(BLOCK_LEN) {
+                    let mut at = w.bit.div_ceil(8);
+                    if block > 0 {
+                        let skip = skip_offsets[rank] as usize + block - 1;
+                        skips[skip] = (w.last, (at - offsets[rank]) as u32);
+                    }
+                    w.width = widths[skip_offsets[rank] as usize + rank + block];
+                    w.bit = write_block_head(&mut postings, &mut at, w.width, gap);
+                } else {
+                    write_packed(&mut postings, w.bit, gap);
+                    w.bit += usize::from(w.width);
                 }
-                write_varint(&mut postings, at, if *count == 0 { p } else { p - *last });
-                *count += 1;
-                *last = p;
+                w.count += 1;
+                w.last = p;
             }
         });
         SearchIndex {
@@ -300,6 +387,7 @@ impl SearchIndex {
             long_name_ends,
             grams,
             offsets,
+            counts,
             postings,
             skips,
             skip_offsets,
@@ -313,6 +401,7 @@ impl SearchIndex {
             + self.long_name_ends.capacity() * 8
             + self.grams.capacity() * 4
             + self.offsets.capacity() * std::mem::size_of::<usize>()
+            + self.counts.capacity() * 4
             + self.postings.capacity()
             + self.skips.capacity() * 8
             + self.skip_offsets.capacity() * 4
@@ -324,8 +413,9 @@ impl SearchIndex {
             Ok(i) => Cursor::new(
                 &self.postings[self.offsets[i]..self.offsets[i + 1]],
                 &self.skips[self.skip_offsets[i] as usize..self.skip_offsets[i + 1] as usize],
+                self.counts[i] as usize,
             ),
-            Err(_) => Cursor::new(&[], &[]),
+            Err(_) => Cursor::new(&[], &[], 0),
         }
     }
 
