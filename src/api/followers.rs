@@ -237,6 +237,29 @@ impl RecordBatch {
     }
 }
 
+/// Writes a page of T's followers (each with its record of T),
+/// comma-separated, by `entry`, which also gets T's record of the
+/// follower (the is_* flags): those are looked up a batch at a time, and
+/// the batch's accounts asked for before any is written.
+pub(super) fn push_page(
+    g: &Graph,
+    t: AccountId,
+    page: &[(AccountId, Record)],
+    out: &mut String,
+    mut entry: impl FnMut(&mut String, AccountId, &Record, Option<&Record>),
+) {
+    for (c, chunk) in page.chunks(BATCH).enumerate() {
+        let back = RecordBatch::look_up(g, chunk.iter().map(|&(f, _)| (t, f)));
+        g.prefetch_accounts(chunk.iter().map(|&(f, _)| f));
+        for (i, ((f, record), back)) in chunk.iter().zip(back.records()).enumerate() {
+            if c + i > 0 {
+                out.push(',');
+            }
+            entry(out, *f, record, back.as_ref());
+        }
+    }
+}
+
 /// `t`: the account, or the list's user; `None` (no data) has no
 /// followers.
 pub fn render(
@@ -297,18 +320,9 @@ pub fn render(
             }
         }
     }
-    // T's records of the page's followers (the is_* flags), a batch at a
-    // time.
-    for (c, chunk) in rows.chunks(BATCH).enumerate() {
-        let back = RecordBatch::look_up(g, chunk.iter().map(|&(f, _)| (t, f)));
-        g.prefetch_accounts(chunk.iter().map(|&(f, _)| f));
-        for (i, ((f, record), back)) in chunk.iter().zip(back.records()).enumerate() {
-            if c + i > 0 {
-                out.push(',');
-            }
-            push_follower(out, g, *f, record, back.as_ref());
-        }
-    }
+    push_page(g, t, &rows, out, |out, f, record, back| {
+        push_follower(out, g, f, record, back)
+    });
     out.push_str("]}");
 }
 

@@ -23,7 +23,7 @@ use crate::error::ApiError;
 use crate::graph::{AccountId, Graph, Record, RecordRow, Term, FLAG_BLOCK, FLAG_MUTE};
 use crate::json::{push_key, push_num_str};
 
-use super::followers::{Exclude, RecordBatch, BATCH};
+use super::followers::{push_page, Exclude, RecordBatch, BATCH};
 use super::following::{push_entry, EntryEns};
 use super::query_string::{trim, Query};
 use super::rows::{
@@ -171,26 +171,19 @@ pub fn render_followers(
             }
         }
     }
-    for (c, chunk) in page.chunks(BATCH).enumerate() {
-        let back = RecordBatch::look_up(g, chunk.iter().map(|&(f, _)| (t, f)));
-        g.prefetch_accounts(chunk.iter().map(|&(f, _)| f));
-        for (i, ((f, record), back)) in chunk.iter().zip(back.records()).enumerate() {
-            if c + i > 0 {
-                out.push(',');
-            }
-            out.push('{');
-            push_follower_head(out, g, *f);
-            out.push(',');
-            push_key(out, "ens");
-            push_short_ens(out, g.profile(*f));
-            out.push(',');
-            push_key(out, "tags");
-            push_tagset(out, g, record.tagset);
-            out.push(',');
-            push_follower_flags(out, g, back.as_ref());
-            out.push('}');
-        }
-    }
+    push_page(g, t, &page, out, |out, f, record, back| {
+        out.push('{');
+        push_follower_head(out, g, f);
+        out.push(',');
+        push_key(out, "ens");
+        push_short_ens(out, g.profile(f));
+        out.push(',');
+        push_key(out, "tags");
+        push_tagset(out, g, record.tagset);
+        out.push(',');
+        push_follower_flags(out, g, back);
+        out.push('}');
+    });
     out.push_str("]}");
 }
 

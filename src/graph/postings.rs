@@ -409,20 +409,14 @@ mod tests {
     fn blocks_of_every_width_decode_and_seek() {
         // Gaps of 1 bit to 22 bits, in blocks full and partial, each list
         // decoded whole, and sought position by position and in jumps.
-        let mut state = 7u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            state >> 20
-        };
+        let mut rng = crate::rng::SplitMix64::new(7);
         for n in [0, 1, 2, 127, 128, 129, 300, 1_000] {
             for max_bits in [1, 7, 9, 16, 22] {
                 let mut list = Vec::with_capacity(n);
-                let mut p = (next() % 1000) as u32;
+                let mut p = rng.below(1000) as u32;
                 for _ in 0..n {
                     list.push(p);
-                    p += 1 + (next() as u32 & ((1u32 << max_bits) - 1));
+                    p += 1 + (rng.next_u64() as u32 & ((1u32 << max_bits) - 1));
                 }
                 let (bytes, skips) = encode(&list);
                 assert_eq!(skips.len(), n.saturating_sub(1) / BLOCK_LEN);
