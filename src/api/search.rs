@@ -368,9 +368,9 @@ fn common_followers(g: &Graph, a: AccountId, l: AccountId) -> Vec<AccountId> {
 }
 
 /// The ids in both ascending lists, in order, as they are asked for (a
-/// page stops early). Each id of the shorter list is
-/// found in the longer one by stepping over blocks of `SCAN_BLOCK`, then
-/// counting within one: a stream the prefetcher follows. Galloping
+/// page stops early). Each id of the shorter list is found in the longer
+/// one by stepping over blocks of `SCAN_BLOCK`, then counting within
+/// one: a stream the prefetcher follows. Galloping
 /// (exponential, then binary search) only pays when the longer list is
 /// far sparser in matches: its probes were one cache miss and one
 /// mispredicted branch after another, ~60 ns an id for a hub's 100,000

@@ -10,16 +10,16 @@
 //! A list's posting count says how long its last block is. Gaps in
 //! varints were a chain of dependent reads (each varint's length decides
 //! where the next starts, ~2.4 ns a posting); a packed gap's place is
-//! known in advance, so a block decodes at ~0.6 ns a posting.
+//! known in advance, so a block decodes at ~1 ns a posting.
 //!
-//! Cost model, at a million accounts: a leapfrog seek costs a block's
-//! decoding when it enters a block and a few ns within one, and jumps over
-//! whole blocks of a list much longer than the driving one, so an
-//! intersection that stops early (a leaderboard page) costs about the
-//! rarest list's prefix; decoding two lists whole, one into a bitmap and
-//! the other against it, costs ~1 ns a posting, which is cheaper when
-//! every position is wanted and the lists are of a size (a hex term's two
-//! trigrams: ~12,000 postings each).
+//! Cost model, at a million accounts: a leapfrog seek decodes one gap a
+//! step within a block and jumps over whole blocks of a list much longer
+//! than the driving one, so an intersection that stops early (a
+//! leaderboard page) costs about the rarest list's prefix; decoding two
+//! lists whole, one into a bitmap and the other against it, costs ~2 ns
+//! a posting, which is cheaper when every position is wanted and the
+//! lists are of a size (a hex term's two trigrams: ~12,000 postings
+//! each).
 
 /// Postings per block (and per skip entry).
 pub(super) const BLOCK_LEN: usize = 128;
@@ -87,6 +87,21 @@ pub(super) fn write_packed(out: &mut [u8], bit: usize, gap: u32) {
     }
 }
 
+/// Reads a block's head at `*at` (its width, then its first gap),
+/// moving `*at` to its packed gaps.
+#[inline(always)]
+fn read_block_head(bytes: &[u8], at: &mut usize) -> (usize, u32) {
+    let width = usize::from(bytes.get(*at).copied().unwrap_or(0));
+    *at += 1;
+    (width, read_varint(bytes, at))
+}
+
+/// The gap of `width` bits at bit `bit`.
+#[inline(always)]
+fn packed_gap(bytes: &[u8], bit: usize, width: usize) -> u32 {
+    ((word_at(bytes, bit / 8) >> (bit % 8)) & ((1u64 << width) - 1)) as u32
+}
+
 /// The 8 bytes at `at` as a little-endian word, zeros past the end.
 #[inline(always)]
 fn word_at(bytes: &[u8], at: usize) -> u64 {
@@ -106,15 +121,12 @@ fn word_at(bytes: &[u8], at: usize) -> u64 {
 /// past the block.
 #[inline(always)]
 fn decode_block(bytes: &[u8], at: &mut usize, n: usize, before: u32, mut visit: impl FnMut(u32)) {
-    let width = usize::from(bytes.get(*at).copied().unwrap_or(0));
-    *at += 1;
-    let mut last = before.wrapping_add(read_varint(bytes, at));
+    let (width, first_gap) = read_block_head(bytes, at);
+    let mut last = before.wrapping_add(first_gap);
     visit(last);
-    let mask = (1u64 << width) - 1;
     let start = *at * 8;
     for k in 0..n - 1 {
-        let bit = start + k * width;
-        last = last.wrapping_add(((word_at(bytes, bit / 8) >> (bit % 8)) & mask) as u32);
+        last = last.wrapping_add(packed_gap(bytes, start + k * width, width));
         visit(last);
     }
     *at = (start + (n - 1) * width).div_ceil(8);
@@ -194,9 +206,9 @@ impl<'a> Cursor<'a> {
             None => (0, 0),
         };
         let mut at = offset as usize;
-        self.width = usize::from(self.bytes.get(at).copied().unwrap_or(0));
-        at += 1;
-        self.current = before.wrapping_add(read_varint(self.bytes, &mut at));
+        let (width, first_gap) = read_block_head(self.bytes, &mut at);
+        self.width = width;
+        self.current = before.wrapping_add(first_gap);
         self.gaps_bit = at * 8;
         self.block = Some(b);
         self.in_block = (self.count - b * BLOCK_LEN).min(BLOCK_LEN);
@@ -206,7 +218,6 @@ impl<'a> Cursor<'a> {
     /// The first position >= `target` at or after the current one.
     fn seek(&mut self, target: usize) -> Option<usize> {
         let target = u32::try_from(target).unwrap_or(u32::MAX);
-        let mask = |width: usize| (1u64 << width) - 1;
         loop {
             let Some(b) = self.block else {
                 if self.count == 0 {
@@ -219,8 +230,9 @@ impl<'a> Cursor<'a> {
             // Most seeks land in this block, a few postings on.
             while self.current < target && self.index + 1 < self.in_block {
                 let bit = self.gaps_bit + self.index * self.width;
-                let gap = (word_at(self.bytes, bit / 8) >> (bit % 8)) & mask(self.width);
-                self.current = self.current.wrapping_add(gap as u32);
+                self.current = self
+                    .current
+                    .wrapping_add(packed_gap(self.bytes, bit, self.width));
                 self.index += 1;
             }
             if self.current >= target {

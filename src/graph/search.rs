@@ -339,11 +339,12 @@ impl SearchIndex {
         drop(sizes);
         // A list's blocks are its skip entries and one: the widths of rank
         // r's blocks start at skip_offsets[r] + r.
+        let width_slot = |rank: usize, block: usize| skip_offsets[rank] as usize + rank + block;
         let mut widths = vec![0u8; widths_met.len()];
         let mut blocks_placed = vec![0u32; grams.len()];
         for (dense, width) in widths_met {
             let rank = rank_of_dense[dense as usize] as usize;
-            widths[skip_offsets[rank] as usize + rank + blocks_placed[rank] as usize] = width;
+            widths[width_slot(rank, blocks_placed[rank] as usize)] = width;
             blocks_placed[rank] += 1;
         }
         drop(blocks_placed);
@@ -371,7 +372,7 @@ impl SearchIndex {
                         let skip = skip_offsets[rank] as usize + block - 1;
                         skips[skip] = (w.last, (at - offsets[rank]) as u32);
                     }
-                    w.width = widths[skip_offsets[rank] as usize + rank + block];
+                    w.width = widths[width_slot(rank, block)];
                     w.bit = write_block_head(&mut postings, &mut at, w.width, gap);
                 } else {
                     write_packed(&mut postings, w.bit, gap);
