@@ -56,7 +56,7 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
     let _ = writeln!(
         m,
         "Snapshot `{}`: {} accounts, {} lists, {} list_records, {} list_ops. \
-         wrk ({}): {} threads, {} connections, {} request paths per scenario; per scenario \
+         wrk ({}, {}): {} threads, {} connections, {} request paths per scenario; per scenario \
          {} s warm-up of each server, then {} alternating rounds of {} s on the server and {} s on \
          its static-body baseline (req/s over all rounds, percentiles the median of the rounds), \
          then {} s paced at 50% of the scenario's req/s on the server and as long at the same rate on \
@@ -68,6 +68,7 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
         t["list_records"],
         t["list_ops"],
         c["load_generator"].as_str().unwrap_or("wrk"),
+        c["client_scheduling"].as_str().unwrap_or("SCHED_OTHER"),
         c["wrk_threads"],
         c["connections"],
         c["paths_per_scenario"],

@@ -62,6 +62,11 @@ struct Args {
     /// The load generator
     #[arg(long, value_name = "PATH", env = "WRK", default_value = "wrk")]
     wrk: String,
+    /// Run wrk as SCHED_BATCH (`chrt -b 0`): its threads still share the
+    /// cores but no longer preempt the server when a response wakes them,
+    /// as a client on another machine cannot [default: off]
+    #[arg(long, env = "FOLLOWGRAPH_BENCH_CLIENT_BATCH")]
+    client_batch: bool,
     /// The followgraph binary to generate with, measure and use as the
     /// baseline (another build, to compare it under this same harness)
     /// [default: the one `cargo bench` built]
@@ -127,6 +132,8 @@ pub struct Opts {
     pub reload: bool,
     pub save: bool,
     pub wrk: String,
+    /// wrk runs under `chrt -b 0` (SCHED_BATCH).
+    pub client_batch: bool,
     pub seed: u64,
     /// The followgraph binary run for `generate`, the server and the
     /// baseline.
@@ -158,6 +165,7 @@ impl Opts {
             reload: !a.no_reload,
             save: if a.save || a.no_save { a.save } else { !quick },
             wrk: a.wrk,
+            client_batch: a.client_batch,
             seed: a.seed,
             binary: a.binary.unwrap_or_else(|| PathBuf::from(BUILT_BINARY)),
         };

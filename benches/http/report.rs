@@ -111,6 +111,7 @@ fn report_json(o: &Opts, run: &Run) -> Value {
             "wrk_threads": o.threads,
             "paths_per_scenario": o.paths,
             "load_generator": wrk_version(&o.wrk),
+            "client_scheduling": if o.client_batch { "SCHED_BATCH (chrt -b 0)" } else { "SCHED_OTHER (the default)" },
             "pacing": "wrk Lua delay() with a per-thread CLOCK_MONOTONIC schedule at 50% of the scenario's measured rps; latency from the send (not corrected for coordinated omission)",
             "baseline": "same binary, --bench-static-body-bytes <scenario mean body>, same script and paths",
             "targets_apply": at_1m,

@@ -259,7 +259,14 @@ pub fn run_wrk(
     seconds: u64,
     connections: u32,
 ) -> Result<WrkResult, String> {
-    let out = raised_open_files(&o.wrk)
+    let mut command = if o.client_batch {
+        let mut c = raised_open_files("chrt");
+        c.args(["-b", "0", &o.wrk]);
+        c
+    } else {
+        raised_open_files(&o.wrk)
+    };
+    let out = command
         .arg(format!("-t{}", o.threads))
         .arg(format!("-c{}", connections.max(o.threads)))
         .arg(format!("-d{seconds}s"))
