@@ -123,10 +123,7 @@ pub fn push_follower(
     out.push('{');
     push_follower_head(out, g, f);
     out.push(',');
-    push_key(out, "tags");
-    push_tagset(out, g, record.tagset);
-    out.push(',');
-    push_follower_flags(out, g, back);
+    push_follower_tags_and_flags(out, g, record, back);
     out.push(',');
     push_key(out, "updated_at");
     push_time(out, record.updated_at);
@@ -142,8 +139,23 @@ pub fn push_follower_head(out: &mut String, g: &Graph, f: AccountId) {
     push_address(out, g.address(f));
 }
 
+/// `"tags":[…],"is_following":…,"is_blocked":…,"is_muted":…`: the tags
+/// of F's `record` of T, the flags from T's record of F (`back`); the
+/// tail of a follower entry (6, 7, 23, 24).
+pub fn push_follower_tags_and_flags(
+    out: &mut String,
+    g: &Graph,
+    record: &Record,
+    back: Option<&Record>,
+) {
+    push_key(out, "tags");
+    push_tagset(out, g, record.tagset);
+    out.push(',');
+    push_follower_flags(out, g, back);
+}
+
 /// `"is_following":…,"is_blocked":…,"is_muted":…` from T's record of F.
-pub fn push_follower_flags(out: &mut String, g: &Graph, back: Option<&Record>) {
+fn push_follower_flags(out: &mut String, g: &Graph, back: Option<&Record>) {
     // T's record of F: 0x80 = it exists, plus its block/mute flags.
     let back = back.map_or(0, |r| g.tagset_flags(r.tagset) | 0x80);
     let is_following = back & 0x80 != 0 && back & (FLAG_BLOCK | FLAG_MUTE) == 0;

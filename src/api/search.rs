@@ -27,8 +27,8 @@ use super::followers::{push_page, Exclude, RecordBatch, BATCH};
 use super::following::{push_entry, EntryEns};
 use super::query_string::{trim, Query};
 use super::rows::{
-    push_address, push_follower_flags, push_follower_head, push_name_avatar_header, push_short_ens,
-    push_tagset,
+    push_address, push_follower_head, push_follower_tags_and_flags, push_name_avatar_header,
+    push_short_ens,
 };
 use super::subject::AccountRef;
 
@@ -180,10 +180,7 @@ pub fn render_followers(
         push_key(out, "ens");
         push_short_ens(out, g.profile(f));
         out.push(',');
-        push_key(out, "tags");
-        push_tagset(out, g, record.tagset);
-        out.push(',');
-        push_follower_flags(out, g, back);
+        push_follower_tags_and_flags(out, g, record, back);
         out.push('}');
     });
     out.push_str("]}");
