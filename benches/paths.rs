@@ -58,10 +58,16 @@ fn main() {
     let started = Instant::now();
     let loaded = followgraph::snapshot::load(&snapshot).expect("the snapshot loads");
     let g = Graph::build(loaded).expect("the graph builds");
+    let parts: Vec<String> = g
+        .memory_by_part()
+        .iter()
+        .map(|(part, bytes)| format!("{part} {:.1}", *bytes as f64 / 1e6))
+        .collect();
     eprintln!(
-        "loaded {} in {:.1} s",
+        "loaded {} in {:.1} s; heap MB by part: {}",
         snapshot.display(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        parts.join(", ")
     );
     println!("| scenario | paths | mean µs | p50 µs | p90 µs | p99 µs | slowest 10% share |");
     println!("|---|---:|---:|---:|---:|---:|---:|");

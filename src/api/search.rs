@@ -20,7 +20,7 @@ use std::cmp::Reverse;
 use std::ops::Range;
 
 use crate::error::ApiError;
-use crate::graph::{AccountId, Graph, Record, RecordRow, Term, FLAG_BLOCK, FLAG_MUTE};
+use crate::graph::{AccountId, Graph, IndexCost, Record, RecordRow, Term, FLAG_BLOCK, FLAG_MUTE};
 use crate::json::{push_key, push_num_str};
 
 use super::followers::{push_page, Exclude, RecordBatch, BATCH};
@@ -103,15 +103,15 @@ pub fn render_followers(
     // Candidates in address order, so the first `offset + limit` kept are
     // the page; they are checked against their records a batch at a time.
     // The followers are walked, unless `scan_budget` of them does not hold
-    // the page: then the trigram index's candidates (every follower is on
+    // the page: then the search index's candidates (every follower is on
     // the leaderboard) merged with the followers are the ones tested.
     // A walk that found the page goes on from there, not from the start.
     let term = Term::new(term);
     let wanted = offset.saturating_add(limit);
     let scan_end = index
-        .matches_bound(term.text())
-        .map_or(usize::MAX, |bound| {
-            scan_budget(bound, &term, wanted, g.leaderboard_len())
+        .index_cost(term.text())
+        .map_or(usize::MAX, |cost| {
+            scan_budget(cost, wanted, g.leaderboard_len())
         })
         .min(followers.len());
     let first: Vec<usize> = matching(g, &term, 0..scan_end, |i| followers[i])
@@ -215,36 +215,29 @@ pub fn render_following(
 }
 
 /// Measured at 1M accounts, in ns: testing a follower in a scan (a
-/// cache miss or two, overlapped), decoding a posting of a trigram list,
-/// and taking a candidate through the index path (map to an id, sort,
+/// cache miss or two, overlapped), decoding a byte of a list, and
+/// taking a candidate through the index path (map to an id, sort,
 /// merge).
 const SCAN_NS: usize = 25;
 const DECODE_NS: usize = 5;
 const CANDIDATE_NS: usize = 25;
 
 /// How many followers a search tests in address order before it takes
-/// the trigram index's candidates instead: half of what the index path is
+/// the index's candidates instead: half of what the index path is
 /// expected to cost, so that whichever way is cheaper for this term and
 /// set, the search costs at most 1.5 times it. Which way is cheaper
 /// cannot be told from the term alone: "tren" (in every "trent…" name)
 /// is found in the first few hundred of a hub's followers, "7875" needs
-/// thousands. `bound` is the bytes of the term's rarest trigram list,
-/// about its postings; the candidates are taken as a tenth of them for
-/// each byte past three (a sixteenth for hex digits). A walk expected to
-/// need more than twice its budget to find `wanted` matches (a follower
-/// matching as often as any of the `board` accounts) is not started.
-fn scan_budget(bound: usize, term: &Term<'_>, wanted: usize, board: usize) -> usize {
-    let term_len = term.text().len();
-    let per_byte: usize = if term.is_hex() { 16 } else { 10 };
-    let rarer = per_byte.saturating_pow(term_len.saturating_sub(3) as u32);
-    let candidates = bound / rarer;
-    let lists = term_len.saturating_sub(2).max(1);
-    let index_cost = bound
-        .saturating_mul(lists)
+/// thousands. A walk expected to need more than twice its budget to find
+/// `wanted` matches (a follower matching as often as any of the `board`
+/// accounts) is not started.
+fn scan_budget(cost: IndexCost, wanted: usize, board: usize) -> usize {
+    let index_ns = cost
+        .list_bytes
         .saturating_mul(DECODE_NS)
-        .saturating_add(candidates.saturating_mul(CANDIDATE_NS));
-    let budget = index_cost / SCAN_NS / 2;
-    let expected_walk = wanted.saturating_mul(board) / candidates.max(1);
+        .saturating_add(cost.candidates.saturating_mul(CANDIDATE_NS));
+    let budget = index_ns / SCAN_NS / 2;
+    let expected_walk = wanted.saturating_mul(board) / cost.candidates.max(1);
     if expected_walk > budget.saturating_mul(2) {
         0
     } else {
@@ -431,22 +424,35 @@ const GALLOP_RATIO: usize = 1024;
 #[cfg(test)]
 mod tests {
     use super::{scan_budget, sorted_intersection};
-    use crate::graph::Term;
+    use crate::graph::IndexCost;
 
     #[test]
     fn scan_budget_follows_the_index_cost() {
-        let budget = |bound, term| scan_budget(bound, &Term::new(term), 10, 1_000_000);
-        // A trigram in ~30k texts: 18,000 followers tested at most.
-        assert_eq!(budget(30_000, "tre"), 18_000);
-        // Its longer terms have fewer candidates, but more lists.
-        assert_eq!(budget(30_000, "tren"), 7_500);
-        // Hex digits are rarer: 4 of them would take ~10,000 followers
-        // to find 10 in, twice the budget: the index at once.
-        assert_eq!(budget(16_000, "765f"), 0);
-        assert_eq!(budget(16_000, "765"), 9_600);
+        let budget = |list_bytes, candidates| {
+            scan_budget(
+                IndexCost {
+                    list_bytes,
+                    candidates,
+                },
+                10,
+                1_000_000,
+            )
+        };
+        // A trigram of ~30k names: 18,000 followers tested at most.
+        assert_eq!(budget(30_000, 30_000), 18_000);
+        // 4 letters: fewer candidates, but two lists read.
+        assert_eq!(budget(60_000, 3_000), 7_500);
+        // 4 hex digits: ~900 candidates (a 4-digit gram of the addresses,
+        // two digit trigrams of the names), ~11,000 followers to find 10
+        // in, far past the budget: the index at once.
+        assert_eq!(budget(9_000, 900), 0);
         // A rare trigram: the index at once.
-        assert_eq!(budget(300, "qzx"), 0);
-        assert!(scan_budget(usize::MAX, &Term::new(&"a".repeat(50)), 10, 1) > 0);
+        assert_eq!(budget(300, 300), 0);
+        let unbounded = IndexCost {
+            list_bytes: usize::MAX,
+            candidates: usize::MAX,
+        };
+        assert!(scan_budget(unbounded, 10, 1) > 0);
     }
 
     #[test]

@@ -27,7 +27,7 @@
 //! - `lists.rs`: every list's user, the own records of lists that are
 //!   not their user's primary list (a second CSR, by list), each
 //!   account's lists, the counts of `/stats`;
-//! - `search.rs`: a trigram index over the leaderboard for substring
+//! - `search.rs`: a gram index over the leaderboard for substring
 //!   search, and the per-account entries and names searches test;
 //!   `postings.rs`: its posting lists and how they are intersected;
 //!   `term.rs`: the search term and its byte-level tests of names and
@@ -69,7 +69,7 @@ pub use profiles::Profile;
 pub use ranked::RankedSort;
 pub use ranks::AccountStats;
 pub use records::{Record, RecordRow};
-pub use search::SearchIndex;
+pub use search::{IndexCost, SearchIndex};
 pub use tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 pub use term::Term;
 

@@ -1,6 +1,7 @@
-//! The trigram index's posting lists: ascending leaderboard positions in
+//! The search index's posting lists: ascending leaderboard positions in
 //! blocks of `BLOCK_LEN`, each block its gaps bit-packed at the width of
-//! its largest (~1.15 bytes a posting for a hex trigram's list), with a
+//! its largest (~1.15 bytes a posting for a common trigram's list, more
+//! for a 4-hex-digit gram's, whose gaps are longer), with a
 //! skip entry per block after the first, and the two ways lists are
 //! intersected.
 //!
@@ -18,8 +19,8 @@
 //! leaderboard page) costs about the rarest list's prefix; decoding two
 //! lists whole, one into a bitmap and the other against it, costs ~2 ns
 //! a posting, which is cheaper when every position is wanted and the
-//! lists are of a size (a hex term's two trigrams: ~12,000 postings
-//! each).
+//! lists are of a size (a 4-digit term's two trigrams of names: ~3,200
+//! postings each).
 
 /// Postings per block (and per skip entry).
 pub(super) const BLOCK_LEN: usize = 128;
@@ -195,6 +196,17 @@ impl<'a> Cursor<'a> {
         self.bytes.len()
     }
 
+    /// Its postings.
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Every position of the list, ascending (from its start, whatever
+    /// was sought).
+    pub(super) fn positions(&self) -> Vec<u32> {
+        decode_all(self.bytes, self.count)
+    }
+
     fn blocks(&self) -> usize {
         self.count.div_ceil(BLOCK_LEN)
     }
@@ -216,7 +228,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// The first position >= `target` at or after the current one.
-    fn seek(&mut self, target: usize) -> Option<usize> {
+    pub(super) fn seek(&mut self, target: usize) -> Option<usize> {
         let target = u32::try_from(target).unwrap_or(u32::MAX);
         loop {
             let Some(b) = self.block else {

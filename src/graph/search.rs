@@ -1,13 +1,26 @@
 //! Case-insensitive literal substring search over the leaderboard's
 //! addresses and names, without scanning every account per request.
 //!
-//! A byte-trigram index maps each trigram of the lower-cased texts to the
-//! leaderboard positions (ascending, i.e. already in result order) whose
-//! address or name contains it. A term of 3+ bytes intersects the posting
-//! lists of its trigrams (driven by the shortest, the others skipping
-//! blocks), verifies each common position, and stops once `offset + limit`
+//! A gram index maps each gram to the leaderboard positions (ascending,
+//! i.e. already in result order) whose text holds it. A name's grams are
+//! its byte trigrams. An address's are 4 hex digits at any place (37 an
+//! address), its last 3 digits, and its first 1 and 2 digits: a hex
+//! digit is 4 bits, so 4 of them make a 16-bit gram where 4 bytes of
+//! text would not fit a table. A term of 3+ bytes is looked for both
+//! ways (`sides`): in names, the lists of all its trigrams; in addresses
+//! (a term of `0-9a-f`, or `0x…`/`x…` for an address's start), the
+//! lists of all its 4-digit windows, or for 3 digits the 16 grams they
+//! start and the last-3 gram. Each way is a leapfrog over its lists, the
+//! two merged; each position is then verified, until `offset + limit`
 //! matches are found. Shorter terms match so much of the board that an
 //! ordered scan with the same early stop is as fast.
+//!
+//! Cost model, at a million accounts: 4 hex digits (the search box's
+//! typical query of an address) read one list of ~570 postings for the
+//! addresses and two digit trigrams of ~3,200 for the names, where
+//! address trigrams made two lists of ~12,000 (a hex trigram is in ~1%
+//! of addresses). The index holds 127 MB in all, 22 MB more than with
+//! address trigrams: as many postings, but longer gaps between them.
 //!
 //! The lower-cased names are kept by account id, with one aligned 32-byte
 //! entry per account (a copy of its address, where its name starts, its
@@ -21,13 +34,13 @@
 //!
 //! Within a hub's followers (tens of thousands), a walk in address order
 //! stops after `offset + limit` matches, so its cost is the number of
-//! followers before the page's last match; the trigram index path costs
-//! its lists' postings and its candidates (decoded, mapped to ids,
-//! sorted, merged with the followers). Neither can be told from the term
-//! alone (a trigram's list does not say how rare a longer term is), so
-//! the walk gets half of the index path's expected cost as a budget and
-//! the index path runs only when the budget did not find the page: at
-//! most 1.5 times the cheaper way.
+//! followers before the page's last match; the index path costs its
+//! lists' postings and its candidates (decoded, mapped to ids, sorted,
+//! merged with the followers). Neither can be told from the term alone
+//! (a list does not say how rare a longer term is), so the walk gets
+//! half of the index path's expected cost ([`SearchIndex::index_cost`])
+//! as a budget and the index path runs only when the budget did not find
+//! the page: at most 1.5 times the cheaper way.
 
 use rayon::prelude::*;
 
@@ -35,7 +48,7 @@ use super::postings::{
     block_bytes, gap_width, intersect_all, leapfrog, write_block_head, write_packed, Cursor,
     BLOCK_LEN,
 };
-use super::term::{address_bytes, byte_mask, Term};
+use super::term::{byte_mask, Term};
 use super::AccountId;
 use crate::snapshot::Address;
 
@@ -91,17 +104,94 @@ pub struct SearchIndex {
     skip_offsets: Vec<u32>,
 }
 
+/// A name's trigram: its three bytes (24 bits).
 fn gram_key(w: &[u8]) -> u32 {
     (u32::from(w[0]) << 16) | (u32::from(w[1]) << 8) | u32::from(w[2])
 }
 
-/// The distinct trigrams of an entry's texts, sorted.
+// An address's grams, above every name trigram: its hex digits are 4
+// bits each, so four of them make a 16-bit gram, where four bytes of
+// text would not fit a table.
+/// Any 4 consecutive hex digits of the address (37 an address).
+const QUAD: u32 = 1 << 24;
+/// Its last 3 digits (a 3-digit term there is in no `QUAD`).
+const LAST3: u32 = QUAD + (1 << 16);
+/// Its first digit, and its first two (`0x` + 1 or 2 digits).
+const FIRST1: u32 = LAST3 + (1 << 12);
+const FIRST2: u32 = FIRST1 + 16;
+/// Gram keys are below this.
+const GRAM_KEYS: usize = (FIRST2 + 256) as usize;
+
+/// The 40 hex digits of an address, as values 0-15.
+fn nibbles(address: &Address) -> [u32; 40] {
+    std::array::from_fn(|k| u32::from(address[k / 2] >> (4 * (1 - k % 2)) & 0xf))
+}
+
+/// Packs up to 4 hex digit values, most significant first.
+fn pack(digits: &[u32]) -> u32 {
+    digits.iter().fold(0, |acc, &d| acc << 4 | d)
+}
+
+/// The distinct grams of an entry's texts, sorted: its address's (see
+/// `QUAD`) and its name's trigrams.
 fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32>) {
     out.clear();
-    out.extend(address_bytes(address).windows(3).map(gram_key));
+    let digits = nibbles(address);
+    out.extend(digits.windows(4).map(|w| QUAD + pack(w)));
+    out.push(LAST3 + pack(&digits[37..]));
+    out.push(FIRST1 + digits[0]);
+    out.push(FIRST2 + pack(&digits[..2]));
     out.extend(name_lower.as_bytes().windows(3).map(gram_key));
     out.sort_unstable();
     out.dedup();
+}
+
+/// The grams an address holding `term` (trimmed, lower-cased, 3+ bytes)
+/// must have, as clauses: each clause's grams are alternatives, every
+/// clause must hold. `None` when no address holds it (a byte other than
+/// `0-9a-f`, or an `x` other than the one of `0x`).
+fn address_clauses(term: &[u8]) -> Option<Vec<Vec<u32>>> {
+    let hex_from = match term {
+        [b'x', ..] => 1,
+        [b'0', b'x', ..] => 2,
+        _ => 0,
+    };
+    let digits: Vec<u32> = term[hex_from..]
+        .iter()
+        .map(|&b| {
+            char::from(b)
+                .to_digit(16)
+                .filter(|_| !b.is_ascii_uppercase())
+        })
+        .collect::<Option<_>>()?;
+    let mut clauses: Vec<Vec<u32>> = digits.windows(4).map(|w| vec![QUAD + pack(w)]).collect();
+    match (hex_from, digits.as_slice()) {
+        // The address starts with the digits after `x`.
+        (1.., [a, b, ..]) => clauses.push(vec![FIRST2 + pack(&[*a, *b])]),
+        (1.., [a]) => clauses.push(vec![FIRST1 + a]),
+        // 3 digits anywhere: a `QUAD` they start, or the last three.
+        (0, [_, _, _]) => clauses.push(
+            (0..16)
+                .map(|d| QUAD + (pack(&digits) << 4 | d))
+                .chain([LAST3 + pack(&digits)])
+                .collect(),
+        ),
+        (0, [_, _, _, ..]) => {}
+        // Under 3 bytes: no gram bounds it.
+        _ => return None,
+    }
+    clauses.sort_unstable();
+    clauses.dedup();
+    Some(clauses)
+}
+
+/// The trigrams a name holding `term` (3+ bytes) must have, a clause
+/// each.
+fn name_clauses(term: &[u8]) -> Vec<Vec<u32>> {
+    let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
+    grams.sort_unstable();
+    grams.dedup();
+    grams.into_iter().map(|g| vec![g]).collect()
 }
 
 /// Leaderboard positions per block in [`for_each_entry_grams`].
@@ -295,7 +385,7 @@ impl SearchIndex {
 
         // Pass 1: each gram's postings and bytes, grams indexed densely in
         // the order first met.
-        let mut index_of = vec![NO_GRAM; 1 << 24];
+        let mut index_of = vec![NO_GRAM; GRAM_KEYS];
         let mut found: Vec<u32> = Vec::new();
         let mut sizes: Vec<ListSize> = Vec::new();
         // (dense gram, width) of each block, in the order blocks end.
@@ -460,17 +550,22 @@ impl SearchIndex {
         }
     }
 
-    /// An upper bound of the accounts whose address or name holds
-    /// `term_lower` (the bytes of its rarest trigram's posting list, a
-    /// byte or more per posting); `None` under 3 bytes (no trigram).
-    pub fn matches_bound(&self, term_lower: &str) -> Option<usize> {
+    /// What the index path of `term_lower` (3+ bytes) would cost, from
+    /// its lists' sizes; `None` under 3 bytes (no gram bounds it).
+    pub fn index_cost(&self, term_lower: &str) -> Option<IndexCost> {
         let term = term_lower.as_bytes();
         if term.len() < 3 {
             return None;
         }
-        term.windows(3)
-            .map(|w| self.cursor(gram_key(w)).byte_len())
-            .min()
+        let mut cost = IndexCost::default();
+        for (side, per_gram) in self.sides(term) {
+            // Shortest first.
+            let rarest: usize = side[0].iter().map(Cursor::byte_len).sum();
+            cost.list_bytes += rarest.saturating_mul(side.len());
+            let rarer = per_gram.saturating_pow(side.len().saturating_sub(1) as u32);
+            cost.candidates += rarest / rarer;
+        }
+        Some(cost)
     }
 
     /// Whether account `id` matches `term`: its address or its name
@@ -485,30 +580,95 @@ impl SearchIndex {
             || term.may_be_in(e.mask()) && term.holds(self.name(id).as_bytes())
     }
 
-    /// The posting lists of the trigrams of `term` (3+ bytes), shortest
-    /// first.
-    fn lists(&self, term: &[u8]) -> Vec<Cursor<'_>> {
-        let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
-        grams.sort_unstable();
-        grams.dedup();
-        let mut lists: Vec<Cursor<'_>> = grams.iter().map(|&g| self.cursor(g)).collect();
-        lists.sort_by_key(Cursor::byte_len);
-        lists
+    /// The clauses (see `address_clauses`) of each way an account can
+    /// hold `term` (3+ bytes), as posting lists, shortest first: in its
+    /// name, in its address. A way with an empty clause is left out.
+    /// Each comes with how much rarer a clause makes the candidates (a
+    /// trigram of a name ~10 times, 4 more hex digits ~16 times).
+    fn sides(&self, term: &[u8]) -> Vec<(Vec<Vec<Cursor<'_>>>, usize)> {
+        let ways = [(Some(name_clauses(term)), 10), (address_clauses(term), 16)];
+        ways.into_iter()
+            .filter_map(|(clauses, per_gram)| {
+                let mut side: Vec<Vec<Cursor<'_>>> = clauses?
+                    .iter()
+                    .map(|grams| {
+                        grams
+                            .iter()
+                            .map(|&g| self.cursor(g))
+                            .filter(|c| c.count() > 0)
+                            .collect()
+                    })
+                    .collect();
+                if side.is_empty() || side.iter().any(Vec::is_empty) {
+                    return None;
+                }
+                side.sort_by_key(|c: &Vec<Cursor<'_>>| {
+                    c.iter().map(Cursor::byte_len).sum::<usize>()
+                });
+                Some((side, per_gram))
+            })
+            .collect()
     }
 
-    /// Leaderboard positions holding every trigram of `term` (3+ bytes),
-    /// ascending, until `visit` returns true (see [`leapfrog`]).
+    /// Leaderboard positions that may hold `term` (3+ bytes, see
+    /// `sides`), ascending, until `visit` returns true: each side a
+    /// leapfrog over its clauses, the sides merged.
     /// Candidates only: the text may still not hold the term.
-    fn each_candidate(&self, term: &[u8], visit: impl FnMut(usize) -> bool) {
-        leapfrog(&mut self.lists(term), visit);
+    fn each_candidate(&self, term: &[u8], mut visit: impl FnMut(usize) -> bool) {
+        let mut sides: Vec<Vec<Vec<Cursor<'_>>>> =
+            self.sides(term).into_iter().map(|(s, _)| s).collect();
+        if let [side] = sides.as_mut_slice() {
+            if side.iter().all(|c| c.len() == 1) {
+                let mut lists: Vec<Cursor<'_>> = side.drain(..).flatten().collect();
+                return leapfrog(&mut lists, visit);
+            }
+        }
+        let mut target = 0;
+        while let Some(p) = sides
+            .iter_mut()
+            .filter_map(|side| seek_all(side, target))
+            .min()
+        {
+            if visit(p) {
+                return;
+            }
+            target = p + 1;
+        }
     }
 
-    /// The leaderboard positions holding every trigram of `term_lower`
-    /// (3+ bytes), ascending: a superset of its matches, to intersect with
-    /// a set before testing the members left ([`SearchIndex::matches`]).
-    /// All of them are wanted (see [`intersect_all`]).
+    /// The leaderboard positions that may hold `term_lower` (3+ bytes),
+    /// ascending: a superset of its matches, to intersect with a set
+    /// before testing the members left ([`SearchIndex::matches`]). All of
+    /// them are wanted: a side of single lists is intersected whole
+    /// ([`intersect_all`]), a side of one clause of alternatives (3 hex
+    /// digits) is their postings sorted, the sides are merged.
     pub fn candidates(&self, term_lower: &str) -> Vec<u32> {
-        intersect_all(&mut self.lists(term_lower.as_bytes()))
+        let mut all: Vec<u32> = Vec::new();
+        for (mut side, _) in self.sides(term_lower.as_bytes()) {
+            let found = if side.iter().all(|c| c.len() == 1) {
+                let mut lists: Vec<Cursor<'_>> = side.drain(..).flatten().collect();
+                intersect_all(&mut lists)
+            } else if let [alternatives] = side.as_slice() {
+                let mut found: Vec<u32> = alternatives.iter().flat_map(Cursor::positions).collect();
+                found.sort_unstable();
+                found.dedup();
+                found
+            } else {
+                let mut found = Vec::new();
+                let mut target = 0;
+                while let Some(p) = seek_all(&mut side, target) {
+                    found.push(p as u32);
+                    target = p + 1;
+                }
+                found
+            };
+            all = if all.is_empty() {
+                found
+            } else {
+                union(&all, &found)
+            };
+        }
+        all
     }
 
     /// Leaderboard positions whose address or name contains `term_lower`
@@ -548,9 +708,54 @@ impl SearchIndex {
     }
 }
 
+/// What the index path of a term costs, estimated from its lists'
+/// sizes: the bytes of the lists it reads (each side's rarest clause's,
+/// as many times as it has clauses) and the candidates it yields (a
+/// byte or more a posting).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexCost {
+    pub list_bytes: usize,
+    pub candidates: usize,
+}
+
+/// The first position >= `target` in some list of every clause of
+/// `side` (a leapfrog over the clauses, the first the shortest).
+fn seek_all(side: &mut [Vec<Cursor<'_>>], mut target: usize) -> Option<usize> {
+    let seek = |clause: &mut Vec<Cursor<'_>>, target: usize| {
+        clause.iter_mut().filter_map(|c| c.seek(target)).min()
+    };
+    let (first, rest) = side.split_first_mut()?;
+    'walk: loop {
+        let candidate = seek(first, target)?;
+        for clause in rest.iter_mut() {
+            let p = seek(clause, candidate)?;
+            if p > candidate {
+                target = p;
+                continue 'walk;
+            }
+        }
+        return Some(candidate);
+    }
+}
+
+/// The positions in `a` or `b` (both ascending), ascending, once each.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::term::contains;
+    use super::super::term::{address_bytes, contains};
     use super::*;
 
     /// A name too long for its entry's length field is found through
@@ -620,6 +825,16 @@ mod tests {
         // Names, addresses and hex across names: lists of equal and of
         // very different lengths (both ways of `candidates`).
         terms.extend(["abcd0", "0xab", "a0", "dab1", "x00"].map(String::from));
+        // An address's last digits (3 of them are in no 4-digit gram),
+        // its first, and an `x` where no address has one.
+        for _ in 0..20 {
+            let hex = address_bytes(&addresses[next() as usize % n]);
+            let hex = std::str::from_utf8(&hex).unwrap();
+            terms.extend(
+                [&hex[39..], &hex[38..], &hex[..3], &hex[1..4], &hex[..7]].map(String::from),
+            );
+        }
+        terms.extend(["0x0x", "ax1", "1x2", "xx1", "0xg"].map(String::from));
         for term in &terms {
             if term.len() >= 3 {
                 let mut leapfrog = Vec::new();
