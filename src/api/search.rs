@@ -108,10 +108,11 @@ pub fn render_followers(
     // A walk that found the page goes on from there, not from the start.
     let term = Term::new(term);
     let wanted = offset.saturating_add(limit);
-    let scan_end = index
-        .index_cost(term.text())
-        .map_or(usize::MAX, |cost| {
-            scan_budget(cost, wanted, g.leaderboard_len())
+    let plan = index.plan(term.text());
+    let scan_end = plan
+        .as_ref()
+        .map_or(usize::MAX, |plan| {
+            scan_budget(plan.cost, wanted, g.leaderboard_len())
         })
         .min(followers.len());
     let first: Vec<usize> = matching(g, &term, 0..scan_end, |i| followers[i])
@@ -122,8 +123,7 @@ pub fn render_followers(
     let mut matches: Box<dyn Iterator<Item = AccountId>> = if !walked {
         let board = g.leaderboard();
         ids.extend(
-            index
-                .candidates(term.text())
+            plan.map_or_else(Vec::new, |plan| plan.candidates())
                 .into_iter()
                 .map(|p| board[p as usize]),
         );

@@ -69,7 +69,7 @@ pub use profiles::Profile;
 pub use ranked::RankedSort;
 pub use ranks::AccountStats;
 pub use records::{Record, RecordRow};
-pub use search::{IndexCost, SearchIndex};
+pub use search::{IndexCost, IndexPlan, SearchIndex};
 pub use tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 pub use term::Term;
 

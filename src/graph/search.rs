@@ -38,7 +38,7 @@
 //! lists' postings and its candidates (decoded, mapped to ids, sorted,
 //! merged with the followers). Neither can be told from the term alone
 //! (a list does not say how rare a longer term is), so the walk gets
-//! half of the index path's expected cost ([`SearchIndex::index_cost`])
+//! half of the index path's expected cost ([`SearchIndex::plan`])
 //! as a budget and the index path runs only when the budget did not find
 //! the page: at most 1.5 times the cheaper way.
 
@@ -591,22 +591,24 @@ impl SearchIndex {
         }
     }
 
-    /// What the index path of `term_lower` (3+ bytes) would cost, from
-    /// its lists' sizes; `None` under 3 bytes (no gram bounds it).
-    pub fn index_cost(&self, term_lower: &str) -> Option<IndexCost> {
+    /// The ways of `term_lower` (3+ bytes) through the index and what
+    /// taking them costs, from their lists' sizes; `None` under 3 bytes
+    /// (no gram bounds it).
+    pub fn plan(&self, term_lower: &str) -> Option<IndexPlan<'_>> {
         let term = term_lower.as_bytes();
         if term.len() < 3 {
             return None;
         }
+        let sides = self.sides(term);
         let mut cost = IndexCost::default();
-        for (side, per_gram) in self.sides(term) {
+        for (side, per_gram) in &sides {
             // Shortest first.
             let rarest: usize = side[0].iter().map(Cursor::byte_len).sum();
             cost.list_bytes += rarest.saturating_mul(side.len());
             let rarer = per_gram.saturating_pow(side.len().saturating_sub(1) as u32);
             cost.candidates += rarest / rarer;
         }
-        Some(cost)
+        Some(IndexPlan { sides, cost })
     }
 
     /// Whether account `id` matches `term`: its address or its name
@@ -626,7 +628,7 @@ impl SearchIndex {
     /// name, in its address. A way with an empty clause is left out.
     /// Each comes with how much rarer a clause makes the candidates (a
     /// trigram of a name ~10 times, 4 more hex digits ~16 times).
-    fn sides(&self, term: &[u8]) -> Vec<(Vec<Vec<Cursor<'_>>>, usize)> {
+    fn sides(&self, term: &[u8]) -> Vec<Side<'_>> {
         let ways = [(Some(name_clauses(term)), 10), (address_clauses(term), 16)];
         ways.into_iter()
             .filter_map(|(clauses, per_gram)| {
@@ -678,38 +680,10 @@ impl SearchIndex {
     }
 
     /// The leaderboard positions that may hold `term_lower` (3+ bytes),
-    /// ascending: a superset of its matches, to intersect with a set
-    /// before testing the members left ([`SearchIndex::matches`]). All of
-    /// them are wanted: a side of single lists is intersected whole
-    /// ([`intersect_all`]), a side of one clause of alternatives (3 hex
-    /// digits) is their postings sorted, the sides are merged.
+    /// ascending (see [`IndexPlan::candidates`]).
     pub fn candidates(&self, term_lower: &str) -> Vec<u32> {
-        let mut all: Vec<u32> = Vec::new();
-        for (mut side, _) in self.sides(term_lower.as_bytes()) {
-            let found = if side.iter().all(|c| c.len() == 1) {
-                let mut lists: Vec<Cursor<'_>> = side.drain(..).flatten().collect();
-                intersect_all(&mut lists)
-            } else if let [alternatives] = side.as_slice() {
-                let mut found: Vec<u32> = alternatives.iter().flat_map(Cursor::positions).collect();
-                found.sort_unstable();
-                found.dedup();
-                found
-            } else {
-                let mut found = Vec::new();
-                let mut target = 0;
-                while let Some(p) = seek_all(&mut side, target) {
-                    found.push(p as u32);
-                    target = p + 1;
-                }
-                found
-            };
-            all = if all.is_empty() {
-                found
-            } else {
-                union(&all, &found)
-            };
-        }
-        all
+        self.plan(term_lower)
+            .map_or_else(Vec::new, IndexPlan::candidates)
     }
 
     /// Leaderboard positions whose address or name contains `term_lower`
@@ -746,6 +720,55 @@ impl SearchIndex {
         }
         found.drain(..offset.min(found.len()));
         found
+    }
+}
+
+/// A term's ways through the index (see `SearchIndex::sides`), with
+/// what taking them costs, so that a search that weighs the cost before
+/// taking them looks its lists up once.
+pub struct IndexPlan<'a> {
+    sides: Vec<Side<'a>>,
+    pub cost: IndexCost,
+}
+
+/// One way through the index: clauses of alternative lists, shortest
+/// first, and how much rarer each clause makes the candidates.
+type Side<'a> = (Vec<Vec<Cursor<'a>>>, usize);
+
+impl IndexPlan<'_> {
+    /// The leaderboard positions that may hold the term, ascending: a
+    /// superset of its matches, to intersect with a set before testing
+    /// the members left ([`SearchIndex::matches`]). All of them are
+    /// wanted: a side of single lists is intersected whole
+    /// ([`intersect_all`]), a side of one clause of alternatives (3 hex
+    /// digits) is their postings sorted, the sides are merged.
+    pub fn candidates(self) -> Vec<u32> {
+        let mut all: Vec<u32> = Vec::new();
+        for (mut side, _) in self.sides {
+            let found = if side.iter().all(|c| c.len() == 1) {
+                let mut lists: Vec<Cursor<'_>> = side.drain(..).flatten().collect();
+                intersect_all(&mut lists)
+            } else if let [alternatives] = side.as_slice() {
+                let mut found: Vec<u32> = alternatives.iter().flat_map(Cursor::positions).collect();
+                found.sort_unstable();
+                found.dedup();
+                found
+            } else {
+                let mut found = Vec::new();
+                let mut target = 0;
+                while let Some(p) = seek_all(&mut side, target) {
+                    found.push(p as u32);
+                    target = p + 1;
+                }
+                found
+            };
+            all = if all.is_empty() {
+                found
+            } else {
+                union(&all, &found)
+            };
+        }
+        all
     }
 }
 
