@@ -102,6 +102,10 @@ pub struct SearchIndex {
     /// list instead of decoding them.
     skips: Vec<(u32, u32)>,
     skip_offsets: Vec<u32>,
+    /// The rank in `grams` of each address gram (`NO_GRAM` when no
+    /// address holds it), by key - `QUAD`: a term of 3 hex digits looks
+    /// up 17 of them, a binary search each took ~1.8 µs of its ~23.
+    address_ranks: Vec<u32>,
 }
 
 /// A name's trigram: its three bytes (24 bits).
@@ -410,6 +414,11 @@ impl SearchIndex {
         // Grams ascending; the table now maps a gram to its rank.
         let mut grams = found;
         grams.par_sort_unstable();
+        let mut address_ranks = vec![NO_GRAM; GRAM_KEYS - QUAD as usize];
+        let first_address = grams.partition_point(|&g| g < QUAD);
+        for (rank, &g) in grams.iter().enumerate().skip(first_address) {
+            address_ranks[(g - QUAD) as usize] = rank as u32;
+        }
         let mut offsets = Vec::with_capacity(grams.len() + 1);
         let mut skip_offsets = Vec::with_capacity(grams.len() + 1);
         let mut counts = Vec::with_capacity(grams.len());
@@ -523,6 +532,7 @@ impl SearchIndex {
             postings,
             skips,
             skip_offsets,
+            address_ranks,
         }
     }
 
@@ -537,11 +547,21 @@ impl SearchIndex {
             + self.postings.capacity()
             + self.skips.capacity() * 8
             + self.skip_offsets.capacity() * 4
+            + self.address_ranks.capacity() * 4
     }
 
     /// The posting list of `gram` (empty when no entry holds it).
     fn cursor(&self, gram: u32) -> Cursor<'_> {
-        match self.grams.binary_search(&gram) {
+        let rank = match gram.checked_sub(QUAD) {
+            Some(key) => self
+                .address_ranks
+                .get(key as usize)
+                .filter(|&&r| r != NO_GRAM)
+                .map(|&r| r as usize)
+                .ok_or(()),
+            None => self.grams.binary_search(&gram).map_err(drop),
+        };
+        match rank {
             Ok(i) => Cursor::new(
                 &self.postings[self.offsets[i]..self.offsets[i + 1]],
                 &self.skips[self.skip_offsets[i] as usize..self.skip_offsets[i + 1] as usize],
