@@ -4,13 +4,13 @@
 //! A gram index maps each gram to the leaderboard positions (ascending,
 //! i.e. already in result order) whose text holds it. A name's grams are
 //! its byte trigrams. An address's are 4 hex digits at any place (37 an
-//! address), its last 3 digits, and its first 1 and 2 digits: a hex
+//! address) and its first 1 and 2 digits: a hex
 //! digit is 4 bits, so 4 of them make a 16-bit gram where 4 bytes of
 //! text would not fit a table. A term of 3+ bytes is looked for both
 //! ways (`sides`): in names, the lists of all its trigrams; in addresses
 //! (a term of `0-9a-f`, or `0x…`/`x…` for an address's start), the
-//! lists of all its 4-digit windows, or for 3 digits the 16 grams they
-//! start and the last-3 gram. Each way is a leapfrog over its lists, the
+//! lists of all its 4-digit windows, or for 3 digits the 32 grams they
+//! start or end. Each way is a leapfrog over its lists, the
 //! two merged; each position is then verified, until `offset + limit`
 //! matches are found. Shorter terms match so much of the board that an
 //! ordered scan with the same early stop is as fast.
@@ -104,7 +104,7 @@ pub struct SearchIndex {
     skip_offsets: Vec<u32>,
     /// The rank in `grams` of each address gram (`NO_GRAM` when no
     /// address holds it), by key - `QUAD`: a term of 3 hex digits looks
-    /// up 17 of them, a binary search each took ~1.8 µs of its ~23.
+    /// up 32 of them, a binary search each took ~1.8 µs of 17 of them.
     address_ranks: Vec<u32>,
 }
 
@@ -118,10 +118,8 @@ fn gram_key(w: &[u8]) -> u32 {
 // text would not fit a table.
 /// Any 4 consecutive hex digits of the address (37 an address).
 const QUAD: u32 = 1 << 24;
-/// Its last 3 digits (a 3-digit term there is in no `QUAD`).
-const LAST3: u32 = QUAD + (1 << 16);
 /// Its first digit, and its first two (`0x` + 1 or 2 digits).
-const FIRST1: u32 = LAST3 + (1 << 12);
+const FIRST1: u32 = QUAD + (1 << 16);
 const FIRST2: u32 = FIRST1 + 16;
 /// Gram keys are below this.
 const GRAM_KEYS: usize = (FIRST2 + 256) as usize;
@@ -142,7 +140,6 @@ fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32>) {
     out.clear();
     let digits = nibbles(address);
     out.extend(digits.windows(4).map(|w| QUAD + pack(w)));
-    out.push(LAST3 + pack(&digits[37..]));
     out.push(FIRST1 + digits[0]);
     out.push(FIRST2 + pack(&digits[..2]));
     out.extend(name_lower.as_bytes().windows(3).map(gram_key));
@@ -173,13 +170,22 @@ fn address_clauses(term: &[u8]) -> Option<Vec<Vec<u32>>> {
         // The address starts with the digits after `x`.
         (1.., [a, b, ..]) => clauses.push(vec![FIRST2 + pack(&[*a, *b])]),
         (1.., [a]) => clauses.push(vec![FIRST1 + a]),
-        // 3 digits anywhere: a `QUAD` they start, or the last three.
-        (0, [_, _, _]) => clauses.push(
-            (0..16)
-                .map(|d| QUAD + (pack(&digits) << 4 | d))
-                .chain([LAST3 + pack(&digits)])
-                .collect(),
-        ),
+        // 3 digits anywhere: a `QUAD` they start, or one they end (the
+        // last three of an address). A gram of every address's last 3
+        // digits took 1.9 MB at a million accounts.
+        (0, [_, _, _]) => {
+            let mut grams: Vec<u32> = (0..16)
+                .flat_map(|d| {
+                    [
+                        QUAD + (pack(&digits) << 4 | d),
+                        QUAD + (d << 12 | pack(&digits)),
+                    ]
+                })
+                .collect();
+            grams.sort_unstable();
+            grams.dedup();
+            clauses.push(grams);
+        }
         (0, [_, _, _, ..]) => {}
         // Under 3 bytes: no gram bounds it.
         _ => return None,
