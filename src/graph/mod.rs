@@ -27,8 +27,10 @@
 //! - `lists.rs`: every list's user, the own records of lists that are
 //!   not their user's primary list (a second CSR, by list), each
 //!   account's lists, the counts of `/stats`;
-//! - `search.rs`: a gram index over the leaderboard for substring
-//!   search, and the per-account entries and names searches test;
+//! - `search/`: a gram index over the leaderboard for substring
+//!   search, and the per-account entries and names searches test
+//!   (`mod.rs`: the type and its queries; `grams.rs`: which grams a
+//!   text has and a term needs; `build.rs`: the builder);
 //!   `postings.rs`: its posting lists and how they are intersected;
 //!   `term.rs`: the search term and its byte-level tests of names and
 //!   addresses;

@@ -1,5 +1,5 @@
 //! A search term and the literal, case-insensitive substring tests the
-//! searches make of it against names and addresses (`search.rs` holds the
+//! searches make of it against names and addresses (`search/` holds the
 //! index that finds candidates; this file, what a candidate is tested
 //! with).
 //!

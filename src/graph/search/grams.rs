@@ -1,0 +1,105 @@
+//! Which grams a text has and which a term needs: a name's byte
+//! trigrams, an address's 4-hex-digit grams and first digits, the
+//! keys they take in the index's one table, and the clauses a term
+//! turns into (see the index's module doc).
+
+use crate::snapshot::Address;
+
+/// A gram key with no dense index (and a gram no list holds).
+pub(super) const NO_GRAM: u32 = u32::MAX;
+
+/// A name's trigram: its three bytes (24 bits).
+pub(super) fn gram_key(w: &[u8]) -> u32 {
+    (u32::from(w[0]) << 16) | (u32::from(w[1]) << 8) | u32::from(w[2])
+}
+
+// An address's grams, above every name trigram: its hex digits are 4
+// bits each, so four of them make a 16-bit gram, where four bytes of
+// text would not fit a table.
+/// Any 4 consecutive hex digits of the address (37 an address).
+pub(super) const QUAD: u32 = 1 << 24;
+/// Its first digit, and its first two (`0x` + 1 or 2 digits).
+pub(super) const FIRST1: u32 = QUAD + (1 << 16);
+pub(super) const FIRST2: u32 = FIRST1 + 16;
+/// Gram keys are below this.
+pub(super) const GRAM_KEYS: usize = (FIRST2 + 256) as usize;
+
+/// The 40 hex digits of an address, as values 0-15.
+pub(super) fn nibbles(address: &Address) -> [u32; 40] {
+    std::array::from_fn(|k| u32::from(address[k / 2] >> (4 * (1 - k % 2)) & 0xf))
+}
+
+/// Packs up to 4 hex digit values, most significant first.
+pub(super) fn pack(digits: &[u32]) -> u32 {
+    digits.iter().fold(0, |acc, &d| acc << 4 | d)
+}
+
+/// The distinct grams of an entry's texts, sorted: its address's (see
+/// `QUAD`) and its name's trigrams.
+pub(super) fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32>) {
+    out.clear();
+    let digits = nibbles(address);
+    out.extend(digits.windows(4).map(|w| QUAD + pack(w)));
+    out.push(FIRST1 + digits[0]);
+    out.push(FIRST2 + pack(&digits[..2]));
+    out.extend(name_lower.as_bytes().windows(3).map(gram_key));
+    out.sort_unstable();
+    out.dedup();
+}
+
+/// The grams an address holding `term` (trimmed, lower-cased, 3+ bytes)
+/// must have, as clauses: each clause's grams are alternatives, every
+/// clause must hold. `None` when no address holds it (a byte other than
+/// `0-9a-f`, or an `x` other than the one of `0x`).
+pub(super) fn address_clauses(term: &[u8]) -> Option<Vec<Vec<u32>>> {
+    let hex_from = match term {
+        [b'x', ..] => 1,
+        [b'0', b'x', ..] => 2,
+        _ => 0,
+    };
+    let digits: Vec<u32> = term[hex_from..]
+        .iter()
+        .map(|&b| {
+            char::from(b)
+                .to_digit(16)
+                .filter(|_| !b.is_ascii_uppercase())
+        })
+        .collect::<Option<_>>()?;
+    let mut clauses: Vec<Vec<u32>> = digits.windows(4).map(|w| vec![QUAD + pack(w)]).collect();
+    match (hex_from, digits.as_slice()) {
+        // The address starts with the digits after `x`.
+        (1.., [a, b, ..]) => clauses.push(vec![FIRST2 + pack(&[*a, *b])]),
+        (1.., [a]) => clauses.push(vec![FIRST1 + a]),
+        // 3 digits anywhere: a `QUAD` they start, or one they end (the
+        // last three of an address). A gram of every address's last 3
+        // digits took 1.9 MB at a million accounts.
+        (0, [_, _, _]) => {
+            let mut grams: Vec<u32> = (0..16)
+                .flat_map(|d| {
+                    [
+                        QUAD + (pack(&digits) << 4 | d),
+                        QUAD + (d << 12 | pack(&digits)),
+                    ]
+                })
+                .collect();
+            grams.sort_unstable();
+            grams.dedup();
+            clauses.push(grams);
+        }
+        (0, [_, _, _, ..]) => {}
+        // Under 3 bytes: no gram bounds it.
+        _ => return None,
+    }
+    clauses.sort_unstable();
+    clauses.dedup();
+    Some(clauses)
+}
+
+/// The trigrams a name holding `term` (3+ bytes) must have, a clause
+/// each.
+pub(super) fn name_clauses(term: &[u8]) -> Vec<Vec<u32>> {
+    let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
+    grams.sort_unstable();
+    grams.dedup();
+    grams.into_iter().map(|g| vec![g]).collect()
+}
