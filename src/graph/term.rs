@@ -144,12 +144,6 @@ impl<'a> Term<'a> {
         self.mask & !text_mask == 0
     }
 
-    /// Whether the term is 3+ hex digits (each one of 16 values, where a
-    /// letter of a name is one of fewer likely ones).
-    pub fn is_hex(&self) -> bool {
-        self.address_bytes.is_some()
-    }
-
     /// Whether `text` (a lower-cased name) holds the term.
     #[inline]
     pub fn holds(&self, text: &[u8]) -> bool {

@@ -47,11 +47,18 @@ pub(super) fn entry_grams(address: &Address, name_lower: &str, out: &mut Vec<u32
     out.dedup();
 }
 
+/// Grams a text must have to hold a term: all of them, or (3 hex
+/// digits anywhere in an address) any one of them.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Needed {
+    All(Vec<u32>),
+    Any(Vec<u32>),
+}
+
 /// The grams an address holding `term` (trimmed, lower-cased, 3+ bytes)
-/// must have, as clauses: each clause's grams are alternatives, every
-/// clause must hold. `None` when no address holds it (a byte other than
+/// must have. `None` when no address holds it (a byte other than
 /// `0-9a-f`, or an `x` other than the one of `0x`).
-pub(super) fn address_clauses(term: &[u8]) -> Option<Vec<Vec<u32>>> {
+pub(super) fn address_grams(term: &[u8]) -> Option<Needed> {
     let hex_from = match term {
         [b'x', ..] => 1,
         [b'0', b'x', ..] => 2,
@@ -59,22 +66,18 @@ pub(super) fn address_clauses(term: &[u8]) -> Option<Vec<Vec<u32>>> {
     };
     let digits: Vec<u32> = term[hex_from..]
         .iter()
-        .map(|&b| {
-            char::from(b)
-                .to_digit(16)
-                .filter(|_| !b.is_ascii_uppercase())
-        })
+        .map(|&b| char::from(b).to_digit(16))
         .collect::<Option<_>>()?;
-    let mut clauses: Vec<Vec<u32>> = digits.windows(4).map(|w| vec![QUAD + pack(w)]).collect();
+    let mut all: Vec<u32> = digits.windows(4).map(|w| QUAD + pack(w)).collect();
     match (hex_from, digits.as_slice()) {
         // The address starts with the digits after `x`.
-        (1.., [a, b, ..]) => clauses.push(vec![FIRST2 + pack(&[*a, *b])]),
-        (1.., [a]) => clauses.push(vec![FIRST1 + a]),
+        (1.., [a, b, ..]) => all.push(FIRST2 + pack(&[*a, *b])),
+        (1.., [a]) => all.push(FIRST1 + a),
         // 3 digits anywhere: a `QUAD` they start, or one they end (the
         // last three of an address). A gram of every address's last 3
         // digits took 1.9 MB at a million accounts.
         (0, [_, _, _]) => {
-            let mut grams: Vec<u32> = (0..16)
+            let mut any: Vec<u32> = (0..16)
                 .flat_map(|d| {
                     [
                         QUAD + (pack(&digits) << 4 | d),
@@ -82,24 +85,23 @@ pub(super) fn address_clauses(term: &[u8]) -> Option<Vec<Vec<u32>>> {
                     ]
                 })
                 .collect();
-            grams.sort_unstable();
-            grams.dedup();
-            clauses.push(grams);
+            any.sort_unstable();
+            any.dedup();
+            return Some(Needed::Any(any));
         }
         (0, [_, _, _, ..]) => {}
         // Under 3 bytes: no gram bounds it.
         _ => return None,
     }
-    clauses.sort_unstable();
-    clauses.dedup();
-    Some(clauses)
+    all.sort_unstable();
+    all.dedup();
+    Some(Needed::All(all))
 }
 
-/// The trigrams a name holding `term` (3+ bytes) must have, a clause
-/// each.
-pub(super) fn name_clauses(term: &[u8]) -> Vec<Vec<u32>> {
+/// The trigrams a name holding `term` (3+ bytes) must have.
+pub(super) fn name_grams(term: &[u8]) -> Needed {
     let mut grams: Vec<u32> = term.windows(3).map(gram_key).collect();
     grams.sort_unstable();
     grams.dedup();
-    grams.into_iter().map(|g| vec![g]).collect()
+    Needed::All(grams)
 }

@@ -49,7 +49,7 @@ mod grams;
 #[cfg(test)]
 mod tests;
 
-use grams::{address_clauses, name_clauses, NO_GRAM, QUAD};
+use grams::{address_grams, name_grams, Needed, NO_GRAM, QUAD};
 
 use super::postings::{intersect_all, leapfrog, Cursor};
 use super::term::Term;
@@ -198,12 +198,22 @@ impl SearchIndex {
         }
         let sides = self.sides(term);
         let mut cost = IndexCost::default();
-        for (side, per_gram) in &sides {
-            // Shortest first.
-            let rarest: usize = side[0].iter().map(Cursor::byte_len).sum();
-            cost.list_bytes += rarest.saturating_mul(side.len());
-            let rarer = per_gram.saturating_pow(side.len().saturating_sub(1) as u32);
-            cost.candidates += rarest / rarer;
+        for side in &sides {
+            match side {
+                // Shortest first; each list past it makes the candidates
+                // rarer.
+                Side::All(lists, per_list) => {
+                    let rarest = lists[0].byte_len();
+                    cost.list_bytes += rarest.saturating_mul(lists.len());
+                    let rarer = per_list.saturating_pow(lists.len() as u32 - 1);
+                    cost.candidates += rarest / rarer;
+                }
+                Side::Any(lists) => {
+                    let bytes: usize = lists.iter().map(Cursor::byte_len).sum();
+                    cost.list_bytes += bytes;
+                    cost.candidates += bytes;
+                }
+            }
         }
         Some(IndexPlan { sides, cost })
     }
@@ -220,32 +230,33 @@ impl SearchIndex {
             || term.may_be_in(e.mask()) && term.holds(self.name(id).as_bytes())
     }
 
-    /// The clauses (see `address_clauses`) of each way an account can
-    /// hold `term` (3+ bytes), as posting lists, shortest first: in its
-    /// name, in its address. A way with an empty clause is left out.
-    /// Each comes with how much rarer a clause makes the candidates (a
-    /// trigram of a name ~10 times, 4 more hex digits ~16 times).
+    /// Each way an account can hold `term` (3+ bytes) as its posting
+    /// lists: in its name, in its address (see `grams.rs`). A way that
+    /// needs all of its lists, one of them empty, or any of them, all
+    /// empty, is left out.
     fn sides(&self, term: &[u8]) -> Vec<Side<'_>> {
-        let ways = [(Some(name_clauses(term)), 10), (address_clauses(term), 16)];
+        // How much rarer each list past the first makes the candidates:
+        // a trigram of a name ~10 times, 4 more hex digits ~16 times.
+        let ways = [(Some(name_grams(term)), 10), (address_grams(term), 16)];
         ways.into_iter()
-            .filter_map(|(clauses, per_gram)| {
-                let mut side: Vec<Vec<Cursor<'_>>> = clauses?
-                    .iter()
-                    .map(|grams| {
-                        grams
-                            .iter()
-                            .map(|&g| self.cursor(g))
-                            .filter(|c| c.count() > 0)
-                            .collect()
-                    })
-                    .collect();
-                if side.is_empty() || side.iter().any(Vec::is_empty) {
-                    return None;
+            .filter_map(|(needed, per_list)| match needed? {
+                Needed::All(grams) => {
+                    let mut lists: Vec<Cursor<'_>> =
+                        grams.iter().map(|&g| self.cursor(g)).collect();
+                    if lists.is_empty() || lists.iter().any(|c| c.count() == 0) {
+                        return None;
+                    }
+                    lists.sort_by_key(Cursor::byte_len);
+                    Some(Side::All(lists, per_list))
                 }
-                side.sort_by_key(|c: &Vec<Cursor<'_>>| {
-                    c.iter().map(Cursor::byte_len).sum::<usize>()
-                });
-                Some((side, per_gram))
+                Needed::Any(grams) => {
+                    let lists: Vec<Cursor<'_>> = grams
+                        .iter()
+                        .map(|&g| self.cursor(g))
+                        .filter(|c| c.count() > 0)
+                        .collect();
+                    (!lists.is_empty()).then_some(Side::Any(lists))
+                }
             })
             .collect()
     }
@@ -255,32 +266,17 @@ impl SearchIndex {
     /// leapfrog over its clauses, the sides merged.
     /// Candidates only: the text may still not hold the term.
     fn each_candidate(&self, term: &[u8], mut visit: impl FnMut(usize) -> bool) {
-        let mut sides: Vec<Vec<Vec<Cursor<'_>>>> =
-            self.sides(term).into_iter().map(|(s, _)| s).collect();
-        if let [side] = sides.as_mut_slice() {
-            if side.iter().all(|c| c.len() == 1) {
-                let mut lists: Vec<Cursor<'_>> = side.drain(..).flatten().collect();
-                return leapfrog(&mut lists, visit);
-            }
+        let mut sides = self.sides(term);
+        if let [Side::All(lists, _)] = sides.as_mut_slice() {
+            return leapfrog(lists, visit);
         }
         let mut target = 0;
-        while let Some(p) = sides
-            .iter_mut()
-            .filter_map(|side| seek_all(side, target))
-            .min()
-        {
+        while let Some(p) = sides.iter_mut().filter_map(|side| side.seek(target)).min() {
             if visit(p) {
                 return;
             }
             target = p + 1;
         }
-    }
-
-    /// The leaderboard positions that may hold `term_lower` (3+ bytes),
-    /// ascending (see [`IndexPlan::candidates`]).
-    pub fn candidates(&self, term_lower: &str) -> Vec<u32> {
-        self.plan(term_lower)
-            .map_or_else(Vec::new, IndexPlan::candidates)
     }
 
     /// Leaderboard positions whose address or name contains `term_lower`
@@ -328,36 +324,56 @@ pub struct IndexPlan<'a> {
     pub cost: IndexCost,
 }
 
-/// One way through the index: clauses of alternative lists, shortest
-/// first, and how much rarer each clause makes the candidates.
-type Side<'a> = (Vec<Vec<Cursor<'a>>>, usize);
+/// One way through the index: lists a candidate is in all of (shortest
+/// first, with how much rarer each list past the first makes the
+/// candidates), or in any one of.
+enum Side<'a> {
+    All(Vec<Cursor<'a>>, usize),
+    Any(Vec<Cursor<'a>>),
+}
+
+impl Side<'_> {
+    /// The first position >= `target` this way yields: a leapfrog over
+    /// all of its lists, or the least of any.
+    fn seek(&mut self, mut target: usize) -> Option<usize> {
+        match self {
+            Side::Any(lists) => lists.iter_mut().filter_map(|c| c.seek(target)).min(),
+            Side::All(lists, _) => {
+                let (first, rest) = lists.split_first_mut()?;
+                'walk: loop {
+                    let candidate = first.seek(target)?;
+                    for list in rest.iter_mut() {
+                        let p = list.seek(candidate)?;
+                        if p > candidate {
+                            target = p;
+                            continue 'walk;
+                        }
+                    }
+                    return Some(candidate);
+                }
+            }
+        }
+    }
+}
 
 impl IndexPlan<'_> {
     /// The leaderboard positions that may hold the term, ascending: a
     /// superset of its matches, to intersect with a set before testing
     /// the members left ([`SearchIndex::matches`]). All of them are
-    /// wanted: a side of single lists is intersected whole
-    /// ([`intersect_all`]), a side of one clause of alternatives (3 hex
-    /// digits) is their postings sorted, the sides are merged.
+    /// wanted: the lists a way needs all of are intersected whole
+    /// ([`intersect_all`]), those it needs any of (3 hex digits) have
+    /// their postings sorted, and the ways are merged.
     pub fn candidates(self) -> Vec<u32> {
         let mut all: Vec<u32> = Vec::new();
-        for (mut side, _) in self.sides {
-            let found = if side.iter().all(|c| c.len() == 1) {
-                let mut lists: Vec<Cursor<'_>> = side.drain(..).flatten().collect();
-                intersect_all(&mut lists)
-            } else if let [alternatives] = side.as_slice() {
-                let mut found: Vec<u32> = alternatives.iter().flat_map(Cursor::positions).collect();
-                found.sort_unstable();
-                found.dedup();
-                found
-            } else {
-                let mut found = Vec::new();
-                let mut target = 0;
-                while let Some(p) = seek_all(&mut side, target) {
-                    found.push(p as u32);
-                    target = p + 1;
+        for side in self.sides {
+            let found = match side {
+                Side::All(mut lists, _) => intersect_all(&mut lists),
+                Side::Any(lists) => {
+                    let mut found: Vec<u32> = lists.iter().flat_map(Cursor::positions).collect();
+                    found.sort_unstable();
+                    found.dedup();
+                    found
                 }
-                found
             };
             all = if all.is_empty() {
                 found
@@ -377,26 +393,6 @@ impl IndexPlan<'_> {
 pub struct IndexCost {
     pub list_bytes: usize,
     pub candidates: usize,
-}
-
-/// The first position >= `target` in some list of every clause of
-/// `side` (a leapfrog over the clauses, the first the shortest).
-fn seek_all(side: &mut [Vec<Cursor<'_>>], mut target: usize) -> Option<usize> {
-    let seek = |clause: &mut Vec<Cursor<'_>>, target: usize| {
-        clause.iter_mut().filter_map(|c| c.seek(target)).min()
-    };
-    let (first, rest) = side.split_first_mut()?;
-    'walk: loop {
-        let candidate = seek(first, target)?;
-        for clause in rest.iter_mut() {
-            let p = seek(clause, candidate)?;
-            if p > candidate {
-                target = p;
-                continue 'walk;
-            }
-        }
-        return Some(candidate);
-    }
 }
 
 /// The positions in `a` or `b` (both ascending), ascending, once each.
