@@ -106,6 +106,35 @@ pub fn build(source: &SnapshotSource) -> Result<(Graph, Duration), SnapshotError
     Ok((graph, started.elapsed()))
 }
 
+/// glibc's threshold above which an allocation gets its own mapping:
+/// above the load's many buffers of a few MiB, and the few-MiB bodies of
+/// the largest answers (a hub's `taggedAs`), which a lower one would map
+/// and fault in afresh on every request.
+pub const MMAP_THRESHOLD: usize = 16 << 20;
+
+/// Fixes glibc's mmap threshold at `MMAP_THRESHOLD`. Left alone, glibc
+/// starts it at 128 KiB and raises it (up to 32 MiB) each time a mapped
+/// block is freed, so the RSS after a load depended on the order the
+/// load's buffers happened to be freed in: at a million accounts it swung
+/// between 1,390 and 1,411 MiB from run to run. Fixed, it is 1,355 MiB
+/// every time and the load as fast (BENCHMARKS.md, "Memory: a fixed mmap
+/// threshold"). Call it before anything large is allocated.
+pub fn fix_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        const M_MMAP_THRESHOLD: i32 = -3;
+        extern "C" {
+            fn mallopt(param: i32, value: i32) -> i32;
+        }
+        // SAFETY: mallopt only sets an allocator parameter; it has no
+        // preconditions.
+        let set = unsafe { mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD as i32) };
+        if set != 1 {
+            tracing::warn!("the allocator's mmap threshold could not be set");
+        }
+    }
+}
+
 /// Hands the heap the load freed (decoded rows, sort buffers: gigabytes
 /// at a million accounts) back to the OS; glibc keeps it otherwise, and the
 /// resident size after a load would count it.
