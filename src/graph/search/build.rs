@@ -225,10 +225,10 @@ impl SearchIndex {
         // Grams ascending; the table now maps a gram to its rank.
         let mut grams = found;
         grams.par_sort_unstable();
-        let mut address_ranks = vec![NO_GRAM; GRAM_KEYS - QUAD as usize];
-        let first_address = grams.partition_point(|&g| g < QUAD);
-        for (rank, &g) in grams.iter().enumerate().skip(first_address) {
-            address_ranks[(g - QUAD) as usize] = rank as u32;
+        let mut hex_ranks = vec![NO_GRAM; GRAM_KEYS - QUAD as usize];
+        let first_hex = grams.partition_point(|&g| g < QUAD);
+        for (rank, &g) in grams.iter().enumerate().skip(first_hex) {
+            hex_ranks[(g - QUAD) as usize] = rank as u32;
         }
         let mut offsets = Vec::with_capacity(grams.len() + 1);
         let mut skip_offsets = Vec::with_capacity(grams.len() + 1);
@@ -343,7 +343,7 @@ impl SearchIndex {
             postings,
             skips,
             skip_offsets,
-            address_ranks,
+            hex_ranks,
         }
     }
 }

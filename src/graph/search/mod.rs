@@ -3,24 +3,26 @@
 //!
 //! A gram index maps each gram to the leaderboard positions (ascending,
 //! i.e. already in result order) whose text holds it. A name's grams are
-//! its byte trigrams. An address's are 4 hex digits at any place (37 an
-//! address) and its first 1 and 2 digits: a hex
-//! digit is 4 bits, so 4 of them make a 16-bit gram where 4 bytes of
+//! its byte trigrams and its runs of 4 hex digits. An address's are 4 hex
+//! digits at any place (37 an address) and its first 1 and 2 digits: a
+//! hex digit is 4 bits, so 4 of them make a 16-bit gram where 4 bytes of
 //! text would not fit a table. A term of 3+ bytes is looked for both
-//! ways (`sides`): in names, the lists of all its trigrams; in addresses
-//! (a term of `0-9a-f`, or `0x…`/`x…` for an address's start), the
-//! lists of all its 4-digit windows, or for 3 digits the 32 grams they
-//! start or end. Each way is a leapfrog over its lists, the
+//! ways (`sides`): in names, the lists of its runs of 4 hex digits and
+//! of its trigrams outside them; in addresses (a term of `0-9a-f`, or
+//! `0x…`/`x…` for an address's start), the lists of all its 4-digit
+//! windows, or for 3 digits the 32 grams they start or end. Each way is a leapfrog over its lists, the
 //! two merged; each position is then verified, until `offset + limit`
 //! matches are found. Shorter terms match so much of the board that an
 //! ordered scan with the same early stop is as fast.
 //!
 //! Cost model, at a million accounts: 4 hex digits (the search box's
 //! typical query of an address) read one list of ~570 postings for the
-//! addresses and two digit trigrams of ~3,200 for the names, where
+//! addresses and one of ~230 for the names' runs of 4 hex digits, where
 //! address trigrams made two lists of ~12,000 (a hex trigram is in ~1%
-//! of addresses). The index holds 127 MB in all, 22 MB more than with
-//! address trigrams: as many postings, but longer gaps between them.
+//! of addresses) and the names' two trigrams two of ~3,200 (names hold
+//! digits). The index holds 131 MB in all: 22 MB more than with address
+//! trigrams (as many postings, but longer gaps between them), and 5.5 MB
+//! for the names' runs (2.6M postings).
 //!
 //! The lower-cased names are kept by account id, with one aligned 32-byte
 //! entry per account (a copy of its address, where its name starts, its
@@ -106,10 +108,11 @@ pub struct SearchIndex {
     /// list instead of decoding them.
     skips: Vec<(u32, u32)>,
     skip_offsets: Vec<u32>,
-    /// The rank in `grams` of each address gram (`NO_GRAM` when no
-    /// address holds it), by key - `QUAD`: a term of 3 hex digits looks
-    /// up 32 of them, a binary search each took ~1.8 µs of 17 of them.
-    address_ranks: Vec<u32>,
+    /// The rank in `grams` of each gram of hex digits, an address's or a
+    /// name's (`NO_GRAM` when no text holds it), by key - `QUAD`: a term
+    /// of 3 hex digits looks up 32 of them, a binary search each took
+    /// ~1.8 µs of 17 of them.
+    hex_ranks: Vec<u32>,
 }
 
 impl SearchIndex {
@@ -124,14 +127,14 @@ impl SearchIndex {
             + self.postings.capacity()
             + self.skips.capacity() * 8
             + self.skip_offsets.capacity() * 4
-            + self.address_ranks.capacity() * 4
+            + self.hex_ranks.capacity() * 4
     }
 
     /// The posting list of `gram` (empty when no entry holds it).
     fn cursor(&self, gram: u32) -> Cursor<'_> {
         let rank = match gram.checked_sub(QUAD) {
             Some(key) => self
-                .address_ranks
+                .hex_ranks
                 .get(key as usize)
                 .filter(|&&r| r != NO_GRAM)
                 .map(|&r| r as usize)

@@ -42,12 +42,13 @@ fn intersection_with_skips_matches_a_scan() {
     let addresses: Vec<Address> = (0..n)
         .map(|_| std::array::from_fn(|_| next() as u8))
         .collect();
-    // A 4-letter alphabet: every trigram is in hundreds of names.
+    // A 6-letter alphabet: every trigram is in hundreds of names, and
+    // runs of hex digits (`a`-`d`, `1`) are broken by `x`.
     let names: Vec<String> = (0..n)
         .map(|_| {
             let len = 4 + next() as usize % 8;
             (0..len)
-                .map(|_| b"abcd"[next() as usize % 4] as char)
+                .map(|_| b"abcd1x"[next() as usize % 6] as char)
                 .collect()
         })
         .collect();
@@ -70,6 +71,9 @@ fn intersection_with_skips_matches_a_scan() {
     // Names, addresses and hex across names: lists of equal and of
     // very different lengths (both ways of `candidates`).
     terms.extend(["abcd0", "0xab", "a0", "dab1", "x00"].map(String::from));
+    // Hex runs in names: 4 digits, and runs broken by a byte that is not
+    // one (the trigrams across it are needed).
+    terms.extend(["ab1c", "1ddd", "xab1c", "ab1x", "cc1dxa", "bxc1da"].map(String::from));
     // An address's last digits (3 of them are in no 4-digit gram),
     // its first, and an `x` where no address has one.
     for _ in 0..20 {
@@ -107,4 +111,29 @@ fn intersection_with_skips_matches_a_scan() {
             assert_eq!(got, want, "term {term:?} offset {offset} limit {limit}");
         }
     }
+}
+
+/// A name's run of 4 hex digits is one gram, which stands for the two
+/// trigrams inside it; a trigram across a byte that is not a hex digit
+/// is still needed.
+#[test]
+fn a_run_of_hex_digits_stands_for_its_trigrams() {
+    use super::grams::{gram_key, name_grams, Needed, NAME_QUAD};
+    assert_eq!(name_grams(b"12ab"), Needed::All(vec![NAME_QUAD + 0x12ab]));
+    assert_eq!(
+        name_grams(b"12abc"),
+        Needed::All(vec![NAME_QUAD + 0x12ab, NAME_QUAD + 0x2abc])
+    );
+    assert_eq!(
+        name_grams(b"r12ab"),
+        Needed::All(vec![gram_key(b"r12"), NAME_QUAD + 0x12ab])
+    );
+    assert_eq!(
+        name_grams(b"12abx"),
+        Needed::All(vec![gram_key(b"abx"), NAME_QUAD + 0x12ab])
+    );
+    assert_eq!(
+        name_grams(b"ab1x"),
+        Needed::All(vec![gram_key(b"ab1"), gram_key(b"b1x")])
+    );
 }
