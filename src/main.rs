@@ -17,7 +17,7 @@ fn main() {
         )
         .with_writer(std::io::stderr)
         .init();
-    followgraph::live::fix_mmap_threshold();
+    followgraph::live::tune_allocator();
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Generate(config)) => generate(&config),
