@@ -442,9 +442,9 @@ mod tests {
         assert_eq!(budget(30_000, 30_000), 18_000);
         // 4 letters: fewer candidates, but two lists read.
         assert_eq!(budget(60_000, 3_000), 7_500);
-        // 4 hex digits: ~900 candidates (a 4-digit gram of the addresses,
-        // two digit trigrams of the names), ~11,000 followers to find 10
-        // in, far past the budget: the index at once.
+        // 4 hex digits: ~900 candidates (the 4-digit grams of the
+        // addresses and of the names), ~11,000 followers to find 10 in,
+        // far past the budget: the index at once.
         assert_eq!(budget(9_000, 900), 0);
         // A rare trigram: the index at once.
         assert_eq!(budget(300, 300), 0);

@@ -19,8 +19,7 @@
 //! leaderboard page) costs about the rarest list's prefix; decoding two
 //! lists whole, one into a bitmap and the other against it, costs ~2 ns
 //! a posting, which is cheaper when every position is wanted and the
-//! lists are of a size (a 4-digit term's two trigrams of names: ~3,200
-//! postings each).
+//! lists are of a size (the two trigrams of a 4-letter term).
 
 /// Postings per block (and per skip entry).
 pub(super) const BLOCK_LEN: usize = 128;
@@ -262,31 +261,22 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The positions in every one of `lists` (sorted shortest first, at
-/// least one), ascending, until `visit` returns true: a leapfrog
-/// intersection driven by the shortest list, the longer ones jumping over
-/// whole blocks, so a rare term costs about its rarest trigram's list,
-/// not its commonest's.
-pub(super) fn leapfrog(lists: &mut [Cursor<'_>], mut visit: impl FnMut(usize) -> bool) {
-    let Some((first, rest)) = lists.split_first_mut() else {
-        return;
-    };
-    let mut target = 0;
-    'walk: while let Some(candidate) = first.seek(target) {
+/// The first position >= `target` in every one of `lists` (sorted
+/// shortest first, at least one): a leapfrog step driven by the shortest
+/// list, the longer ones jumping over whole blocks, so a rare term costs
+/// about its rarest gram's list, not its commonest's.
+pub(super) fn seek_all(lists: &mut [Cursor<'_>], mut target: usize) -> Option<usize> {
+    let (first, rest) = lists.split_first_mut()?;
+    'walk: loop {
+        let candidate = first.seek(target)?;
         for list in rest.iter_mut() {
-            match list.seek(candidate) {
-                None => break 'walk,
-                Some(p) if p > candidate => {
-                    target = p;
-                    continue 'walk;
-                }
-                Some(_) => {}
+            let p = list.seek(candidate)?;
+            if p > candidate {
+                target = p;
+                continue 'walk;
             }
         }
-        if visit(candidate) {
-            break;
-        }
-        target = candidate + 1;
+        return Some(candidate);
     }
 }
 

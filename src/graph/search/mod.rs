@@ -53,7 +53,7 @@ mod tests;
 
 use grams::{address_grams, name_grams, Needed, NO_GRAM, QUAD};
 
-use super::postings::{intersect_all, leapfrog, Cursor};
+use super::postings::{intersect_all, seek_all, Cursor};
 use super::term::Term;
 use super::AccountId;
 use crate::snapshot::Address;
@@ -270,9 +270,6 @@ impl SearchIndex {
     /// Candidates only: the text may still not hold the term.
     fn each_candidate(&self, term: &[u8], mut visit: impl FnMut(usize) -> bool) {
         let mut sides = self.sides(term);
-        if let [Side::All(lists, _)] = sides.as_mut_slice() {
-            return leapfrog(lists, visit);
-        }
         let mut target = 0;
         while let Some(p) = sides.iter_mut().filter_map(|side| side.seek(target)).min() {
             if visit(p) {
@@ -338,23 +335,10 @@ enum Side<'a> {
 impl Side<'_> {
     /// The first position >= `target` this way yields: a leapfrog over
     /// all of its lists, or the least of any.
-    fn seek(&mut self, mut target: usize) -> Option<usize> {
+    fn seek(&mut self, target: usize) -> Option<usize> {
         match self {
             Side::Any(lists) => lists.iter_mut().filter_map(|c| c.seek(target)).min(),
-            Side::All(lists, _) => {
-                let (first, rest) = lists.split_first_mut()?;
-                'walk: loop {
-                    let candidate = first.seek(target)?;
-                    for list in rest.iter_mut() {
-                        let p = list.seek(candidate)?;
-                        if p > candidate {
-                            target = p;
-                            continue 'walk;
-                        }
-                    }
-                    return Some(candidate);
-                }
-            }
+            Side::All(lists, _) => seek_all(lists, target),
         }
     }
 }
