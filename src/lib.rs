@@ -4,8 +4,10 @@
 //! Engine (no HTTP): [`snapshot`] reads and validates tables, [`graph`]
 //! builds the graph and its indexes, [`api`] routes, validates, resolves
 //! and answers a request target from a graph. [`http`] is the thin warp
-//! layer on top, [`live`] holds the snapshot being served.
+//! layer on top, [`live`] holds the snapshot being served, [`allocator`]
+//! sets the C allocator's thresholds.
 
+pub mod allocator;
 pub mod api;
 pub mod config;
 pub mod error;

@@ -92,7 +92,7 @@ impl SnapshotSource {
 /// current rayon pool.
 pub fn build(source: &SnapshotSource) -> Result<(Graph, Duration), SnapshotError> {
     let started = Instant::now();
-    let graph = while_loading(|| source.load())?;
+    let graph = crate::allocator::while_loading(|| source.load())?;
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
         "snapshot read and indexed"
@@ -103,80 +103,6 @@ pub fn build(source: &SnapshotSource) -> Result<(Graph, Duration), SnapshotError
         }
     }
     Ok((graph, started.elapsed()))
-}
-
-/// glibc's threshold above which an allocation gets its own mapping:
-/// above the load's many buffers of a few MiB, and the few-MiB bodies of
-/// the largest answers (a hub's `taggedAs`), which a lower one would map
-/// and fault in afresh on every request.
-pub const MMAP_THRESHOLD: usize = 16 << 20;
-
-/// The free memory at the top of a heap arena glibc keeps instead of
-/// returning it at once, while serving: twice the mmap threshold, glibc's
-/// own rule, which fixing that threshold turns off. Left at its 128 KiB,
-/// a hub's `taggedAs` body of a few MiB, freed when the cache replaced
-/// it, was returned and the next one faulted in afresh: 2.3 µs more
-/// server CPU a request over the `tagged_as` scenario.
-const SERVING_TRIM_THRESHOLD: usize = 2 * MMAP_THRESHOLD;
-/// glibc's default, during a load: with the serving one, a 1M load left
-/// 30 MiB more resident, even after `malloc_trim`.
-const LOADING_TRIM_THRESHOLD: usize = 128 << 10;
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-mod glibc {
-    pub const M_TRIM_THRESHOLD: i32 = -1;
-    pub const M_MMAP_THRESHOLD: i32 = -3;
-    extern "C" {
-        fn mallopt(param: i32, value: i32) -> i32;
-        fn malloc_trim(pad: usize) -> i32;
-    }
-
-    /// Sets a `mallopt` parameter; false if it was refused.
-    pub fn set(param: i32, value: usize) -> bool {
-        let value = i32::try_from(value).unwrap_or(i32::MAX);
-        // SAFETY: mallopt only sets an allocator parameter; it has no
-        // preconditions.
-        unsafe { mallopt(param, value) == 1 }
-    }
-
-    /// Returns the arenas' free memory to the kernel.
-    pub fn trim() {
-        // SAFETY: malloc_trim only returns free memory of the allocator's
-        // arenas to the kernel; it has no preconditions.
-        unsafe {
-            malloc_trim(0);
-        }
-    }
-}
-
-/// Fixes glibc's mmap threshold at `MMAP_THRESHOLD`. Left alone, glibc
-/// starts it at 128 KiB and raises it (up to 32 MiB) each time a mapped
-/// block is freed, so the RSS after a load depended on the order the
-/// load's buffers happened to be freed in: at a million accounts it swung
-/// between 1,390 and 1,411 MiB from run to run. Fixed, it is 1,355 MiB
-/// every time and the load as fast (BENCHMARKS.md, "a fixed mmap
-/// threshold"). Call it before anything large is allocated.
-pub fn tune_allocator() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if !glibc::set(glibc::M_MMAP_THRESHOLD, MMAP_THRESHOLD) {
-        tracing::warn!("the allocator's mmap threshold could not be set");
-    }
-}
-
-/// Runs a load with glibc's trim threshold at `LOADING_TRIM_THRESHOLD`,
-/// hands the heap the load freed (decoded rows, sort buffers: gigabytes
-/// at a million accounts) back to the OS, which glibc would keep and the
-/// resident size after a load count, then sets the serving threshold.
-fn while_loading<T>(load: impl FnOnce() -> T) -> T {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    glibc::set(glibc::M_TRIM_THRESHOLD, LOADING_TRIM_THRESHOLD);
-    let loaded = load();
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        glibc::trim();
-        glibc::set(glibc::M_TRIM_THRESHOLD, SERVING_TRIM_THRESHOLD);
-    }
-    loaded
 }
 
 impl Live {

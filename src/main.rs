@@ -17,7 +17,7 @@ fn main() {
         )
         .with_writer(std::io::stderr)
         .init();
-    followgraph::live::tune_allocator();
+    followgraph::allocator::tune();
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Generate(config)) => generate(&config),
