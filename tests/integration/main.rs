@@ -12,6 +12,7 @@ mod badges;
 mod details;
 mod differential;
 mod errors;
+mod examples;
 mod export;
 mod followers;
 mod following;
