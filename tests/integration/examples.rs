@@ -40,7 +40,9 @@ fn words(line: &str) -> Vec<String> {
                 quote = Some(c);
                 in_word = true;
             }
-            (None, '#' | '|' | ';') if !in_word => break,
+            // A comment starts a word; a pipe or a list ends the command anywhere.
+            (None, '#') if !in_word => break,
+            (None, '|' | ';' | '&') => break,
             (None, c) if c.is_whitespace() => {
                 if in_word {
                     words.push(std::mem::take(&mut word));
@@ -198,13 +200,16 @@ fn a_try_it_line_is_read_as_the_shell_reads_it() {
     );
     assert_eq!(post.body.as_deref(), Some(r#"["a.eth", null]"#));
     assert_eq!(post.target, "/api/v1/lists/1/buttonStateBatch");
-    let piped = parse_curl(r#"curl -s "$B/leaderboard/all" | head -c 300; echo"#, base);
+    let piped = parse_curl(r#"curl -s "$B/leaderboard/all"| head -c 300; echo"#, base);
     assert_eq!(
         (piped.method.as_str(), piped.target.as_str()),
         ("GET", "/api/v1/leaderboard/all")
     );
-    let head = parse_curl(r#"curl -s -I "$B/lists/1/details""#, base);
-    assert_eq!(head.method, "HEAD");
+    let head = parse_curl(r#"curl -s -I "$B/lists/1/details#top""#, base);
+    assert_eq!(
+        (head.method.as_str(), head.target.as_str()),
+        ("HEAD", "/api/v1/lists/1/details#top")
+    );
     assert_eq!(
         parse_curl("curl -s http://127.0.0.1:8080/snapshot", base).target,
         "/snapshot"
