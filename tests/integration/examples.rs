@@ -14,8 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use followgraph::api::openapi::DOCUMENT;
-
+use crate::openapi::document;
 use crate::support::*;
 
 /// One `curl` line of the block, as the shell would see it.
@@ -283,7 +282,7 @@ fn request_examples<'a>(
 
 #[test]
 fn every_request_example_of_the_openapi_document_is_its_answer() {
-    let doc: Value = serde_json::from_str(DOCUMENT).expect("the built document is JSON");
+    let doc = document();
     let mut examples = Vec::new();
     request_examples(&doc, "", None, &mut examples);
     assert!(

@@ -15,7 +15,7 @@ use crate::support::*;
 
 const YAML: &str = "docs/openapi.yaml";
 
-fn document() -> Value {
+pub(crate) fn document() -> Value {
     serde_json::from_str(DOCUMENT).expect("the built document is JSON")
 }
 

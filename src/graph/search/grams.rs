@@ -39,7 +39,7 @@ pub(super) fn pack(digits: &[u32]) -> u32 {
     digits.iter().fold(0, |acc, &d| acc << 4 | d)
 }
 
-/// A lower-case hex digit's value.
+/// A lower-case hex digit's value (terms and names are lower-cased).
 fn hex_digit(b: u8) -> Option<u32> {
     match b {
         b'0'..=b'9' => Some(u32::from(b - b'0')),
@@ -93,7 +93,7 @@ pub(super) fn address_grams(term: &[u8]) -> Option<Needed> {
     };
     let digits: Vec<u32> = term[hex_from..]
         .iter()
-        .map(|&b| char::from(b).to_digit(16))
+        .map(|&b| hex_digit(b))
         .collect::<Option<_>>()?;
     let mut all: Vec<u32> = digits.windows(4).map(|w| QUAD + pack(w)).collect();
     match (hex_from, digits.as_slice()) {

@@ -10,10 +10,11 @@
 //! ways (`sides`): in names, the lists of its runs of 4 hex digits and
 //! of its trigrams outside them; in addresses (a term of `0-9a-f`, or
 //! `0x…`/`x…` for an address's start), the lists of all its 4-digit
-//! windows, or for 3 digits the 32 grams they start or end. Each way is a leapfrog over its lists, the
-//! two merged; each position is then verified, until `offset + limit`
-//! matches are found. Shorter terms match so much of the board that an
-//! ordered scan with the same early stop is as fast.
+//! windows, or for 3 digits the 32 grams they start or end. Each way is
+//! a leapfrog over its lists, the two merged; each position is then
+//! verified, until `offset + limit` matches are found. Shorter terms
+//! match so much of the board that an ordered scan with the same early
+//! stop is as fast.
 //!
 //! Cost model, at a million accounts: 4 hex digits (the search box's
 //! typical query of an address) read one list of ~570 postings for the
