@@ -56,6 +56,10 @@ pub struct ServeConfig {
     /// Largest `limit` a request may ask for.
     #[arg(long, env = "FOLLOWGRAPH_MAX_LIMIT", default_value_t = 1000)]
     pub max_limit: u64,
+    /// Threads that answer requests (0: one per core). While one renders
+    /// `/leaderboard/all`, its other requests move to a spare thread.
+    #[arg(long, env = "FOLLOWGRAPH_WORKER_THREADS", default_value_t = 0)]
+    pub worker_threads: usize,
     /// Most connections served at once; further ones wait in the backlog.
     /// Each takes a file descriptor: the open-files limit (`ulimit -n`)
     /// must be above it (the server warns at start when it is not).
@@ -101,6 +105,15 @@ pub struct ServeConfig {
         hide = true
     )]
     pub debug_load_delay_ms: u64,
+    /// Test aid: wait this many milliseconds before rendering
+    /// `/leaderboard/all`.
+    #[arg(
+        long,
+        env = "FOLLOWGRAPH_DEBUG_RENDER_DELAY_MS",
+        default_value_t = 0,
+        hide = true
+    )]
+    pub debug_render_delay_ms: u64,
 }
 
 impl Default for ServeConfig {

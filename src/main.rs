@@ -53,7 +53,11 @@ fn serve(config: ServeConfig) -> Result<(), String> {
     let live = Arc::new(Live::default());
     let state = Arc::new(AppState::new(live.clone(), &config));
     let limits = http::ConnectionLimits::from_config(&config);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if config.worker_threads > 0 {
+        runtime.worker_threads(config.worker_threads);
+    }
+    let runtime = runtime
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;

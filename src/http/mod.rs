@@ -41,6 +41,8 @@ pub struct AppState {
     pub max_uri_bytes: usize,
     /// Test aid: serve `/debug/panic`.
     pub debug_panic_route: bool,
+    /// Test aid: how long a whole-graph render waits before it starts.
+    pub debug_render_delay: Duration,
 }
 
 impl AppState {
@@ -57,6 +59,7 @@ impl AppState {
                 .then(|| static_body(config.bench_static_body_bytes)),
             max_uri_bytes: config.max_uri_bytes,
             debug_panic_route: config.debug_panic_route,
+            debug_render_delay: Duration::from_millis(config.debug_render_delay_ms),
         }
     }
 }
@@ -265,7 +268,14 @@ fn answer(
         }
     }
     state.metrics.cache_misses.add(1);
-    let body = render_body(graph, &key.call);
+    let body = if key.call.renders_whole_graph() {
+        render_off_worker(|| {
+            std::thread::sleep(state.debug_render_delay);
+            render_body(graph, &key.call)
+        })
+    } else {
+        render_body(graph, &key.call)
+    };
     if cacheable {
         state.cache.insert(key, body.clone());
     }
@@ -299,6 +309,20 @@ fn render_body(graph: &crate::graph::Graph, call: &api::Resolved) -> Bytes {
         }
         Bytes::from(body)
     })
+}
+
+/// Runs a long render with this worker's other tasks handed to another
+/// thread first. Rendered in place, it would hold every connection queued
+/// on this worker for as long as it takes (a task waiting in a worker's
+/// LIFO slot is not stolen): at a million accounts, `/leaderboard/all`
+/// took `user_stats`' p99.9 from 6 ms to 690 ms.
+fn render_off_worker(render: impl FnOnce() -> Bytes) -> Bytes {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(render),
+        // A single-threaded runtime has no other worker to hand them to.
+        _ => render(),
+    }
 }
 
 /// Runs a handler, turning a panic (a bug) into a 500 JSON answer and an

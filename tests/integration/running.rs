@@ -179,3 +179,44 @@ fn rejected_snapshot_never_replaces_the_served_one() {
     assert_eq!(after.json()["address"], A);
     assert_eq!(last_updated(&srv), "2026-11-20T12:00:03.000Z");
 }
+
+/// `/leaderboard/all` grows with the whole graph (800 ms at a million
+/// accounts): while it renders, the worker thread's other requests are
+/// answered. With one worker thread and a render held for 3 s, requests
+/// on other connections, sent once the render has started, must all be
+/// answered before it ends; rendered in place, the first of them would
+/// wait for it.
+#[test]
+fn a_whole_graph_render_does_not_hold_up_other_requests() {
+    let srv = TestServer::start_args(
+        &graph(),
+        &["--worker-threads", "1", "--debug-render-delay-ms", "3000"],
+    );
+    let expected_details = srv.get("/api/v1/lists/1/details").text();
+    let rendered = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let slow = scope.spawn(|| {
+            let resp = srv.get("/api/v1/leaderboard/all?cache=fresh");
+            rendered.store(true, std::sync::atomic::Ordering::SeqCst);
+            resp
+        });
+        // Gives the slow request time to reach its render.
+        std::thread::sleep(Duration::from_millis(500));
+        for path in [
+            "/api/v1/lists/1/details?cache=fresh",
+            "/api/v1/users/alice.eth/stats?cache=fresh",
+            "/api/v1/leaderboard/count",
+        ] {
+            let resp = srv.get(path);
+            assert_eq!(resp.status, 200, "{path}: {}", resp.text());
+            assert!(
+                !rendered.load(std::sync::atomic::Ordering::SeqCst),
+                "{path} was answered only after /leaderboard/all"
+            );
+        }
+        assert_text(&srv.get("/api/v1/lists/1/details"), 200, &expected_details);
+        let all = slow.join().expect("the slow request's thread");
+        assert_eq!(all.status, 200, "{}", all.text());
+        assert_eq!(addresses(&all.json(), "results"), [A, B, C, D, F]);
+    });
+}
