@@ -47,6 +47,7 @@
 //! `measure` (one scenario against its baseline), `report`, `markdown` and
 //! `svg` (the results).
 
+mod beside;
 mod burst;
 mod client;
 mod load;
@@ -66,6 +67,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::beside::run_beside;
 use crate::burst::run_burst;
 use crate::load::{measure_load, measure_reload};
 use crate::measure::run_scenario;
@@ -127,6 +129,14 @@ fn main() {
             let paths = draws.fresh_paths(Kind::Profile, &subjects, o.paths);
             run_burst(&o, &server, &paths, &work)
         });
+    let beside = o
+        .scenarios
+        .as_ref()
+        .is_none_or(|only| only.iter().any(|n| n == "beside_slow"))
+        .then(|| {
+            let paths = draws.fresh_paths(Kind::UserStats, &subjects, o.paths);
+            run_beside(&o, &server, &paths, &work)
+        });
     let rss_after_run = server.rss();
     server.stop();
 
@@ -139,6 +149,7 @@ fn main() {
         reload,
         results,
         burst,
+        beside,
         rss_after_run,
     };
     write_report(&o, &run, &work);

@@ -166,6 +166,29 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
             mib(b["rss_after_bytes"].as_u64().unwrap_or(0)),
         );
     }
+    let b = &r["beside_slow"];
+    if !b.is_null() {
+        let (alone, beside) = (&b["alone"]["latency_us"], &b["beside_slow"]["latency_us"]);
+        let _ = writeln!(
+            m,
+            "Beside a slow answer: `{}` paced at {:.0} req/s for {} s, alone: p50 {} ms, p99 {} ms, p99.9 {} ms, max {} ms; \
+             while another client sent `{}` {} times, one after another ({} ms each on average): p50 {} ms, p99 {} ms, p99.9 {} ms, max {} ms.\n",
+            b["requests"].as_str().unwrap_or(""),
+            b["target_rps"].as_f64().unwrap_or(0.0),
+            b["duration_s"],
+            ms(alone["p50"].as_f64().unwrap_or(0.0)),
+            ms(alone["p99"].as_f64().unwrap_or(0.0)),
+            ms(alone["p99.9"].as_f64().unwrap_or(0.0)),
+            ms(alone["max"].as_f64().unwrap_or(0.0)),
+            b["slow_request"].as_str().unwrap_or(""),
+            b["slow_answers"],
+            b["slow_mean_ms"],
+            ms(beside["p50"].as_f64().unwrap_or(0.0)),
+            ms(beside["p99"].as_f64().unwrap_or(0.0)),
+            ms(beside["p99.9"].as_f64().unwrap_or(0.0)),
+            ms(beside["max"].as_f64().unwrap_or(0.0)),
+        );
+    }
     let rl = &l["reload"];
     let _ = writeln!(m, "| load and memory | measured |\n|---|---:|");
     let _ = writeln!(

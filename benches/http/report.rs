@@ -9,6 +9,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
+use crate::beside::BesideResult;
 use crate::burst::BurstResult;
 use crate::die;
 use crate::load::Load;
@@ -31,6 +32,7 @@ pub struct Run {
     pub reload: Value,
     pub results: Vec<ScenarioResult>,
     pub burst: Option<BurstResult>,
+    pub beside: Option<BesideResult>,
     pub rss_after_run: u64,
 }
 
@@ -152,6 +154,7 @@ fn report_json(o: &Opts, run: &Run) -> Value {
             "pass_p99": r.p99_pass(),
         })).collect::<Vec<_>>(),
         "burst": run.burst.as_ref().map(BurstResult::to_json),
+        "beside_slow": run.beside.as_ref().map(BesideResult::to_json),
         "targets": targets,
         "elapsed_s": round1(run.started.elapsed().as_secs_f64()),
     })

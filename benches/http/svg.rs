@@ -32,7 +32,13 @@ pub fn svg(results: &[ScenarioResult], r: &Value) -> String {
         })
         .filter(|v| *v > 0.0)
         .collect();
-    let lo = all.iter().cloned().fold(f64::INFINITY, f64::min).max(1.0);
+    // No scenario (a run of only the burst): an axis from 100 µs.
+    let lo = all
+        .iter()
+        .cloned()
+        .reduce(f64::min)
+        .unwrap_or(100.0)
+        .max(1.0);
     let hi = all.iter().cloned().fold(0.0, f64::max).max(2000.0);
     let (d0, d1) = (
         lo.log10().floor(),

@@ -1,0 +1,118 @@
+//! A slow answer beside quick ones: `/users/{a}/stats` with
+//! `cache=fresh`, paced at half its closed-loop rate, first alone, then
+//! while another client asks for `/leaderboard/all?cache=fresh` over and
+//! over (the one answer that grows with the whole graph: ~800 ms at a
+//! million accounts). The two runs' latency percentiles side by side show
+//! whether the slow render holds up the requests queued behind it.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::client::http_get;
+use crate::options::Opts;
+use crate::report::round1;
+use crate::server::Server;
+use crate::wrk::{lua_script, run_wrk, WrkResult};
+use crate::{die, API};
+
+pub const SLOW_PATH: &str = "/leaderboard/all?cache=fresh";
+
+pub struct BesideResult {
+    pub seconds: u64,
+    pub rate: f64,
+    pub alone: WrkResult,
+    pub beside: WrkResult,
+    /// `/leaderboard/all` answers completed during the second run, and
+    /// their mean time.
+    pub slow_answers: usize,
+    pub slow_mean_ms: f64,
+}
+
+impl BesideResult {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "duration_s": self.seconds,
+            "requests": "GET /users/{a}/stats?cache=fresh",
+            "slow_request": format!("GET {API}{SLOW_PATH}"),
+            "target_rps": round1(self.rate),
+            "alone": self.alone.to_json(),
+            "beside_slow": self.beside.to_json(),
+            "slow_answers": self.slow_answers,
+            "slow_mean_ms": round1(self.slow_mean_ms),
+        })
+    }
+}
+
+/// Runs both measurements against `server` over `paths` (scripts and
+/// path file in `work`).
+pub fn run_beside(o: &Opts, server: &Server, paths: &[String], work: &Path) -> BesideResult {
+    let paths_file = work.join("beside.paths");
+    std::fs::write(&paths_file, paths.join("\n") + "\n")
+        .unwrap_or_else(|e| die(&format!("{}: {e}", paths_file.display())));
+    let script = |name: &str, rate: f64| {
+        let file = work.join(name);
+        std::fs::write(&file, lua_script(&paths_file, o.threads, rate))
+            .unwrap_or_else(|e| die(&format!("{}: {e}", file.display())));
+        file
+    };
+    let wrk = |script: &Path, seconds: u64| {
+        run_wrk(o, &server.addr, script, seconds, o.connections)
+            .unwrap_or_else(|e| die(&format!("beside_slow: {e}")))
+    };
+    let closed = wrk(&script("beside.lua", 0.0), o.warmup.max(2));
+    let rate = closed.rps / 2.0;
+    let paced = script("beside.paced.lua", rate);
+    let seconds = o.duration;
+    eprintln!(
+        "beside_slow: {rate:.0} req/s paced, {seconds} s alone, then as long beside {SLOW_PATH}"
+    );
+    let alone = wrk(&paced, seconds);
+
+    let done = Arc::new(AtomicBool::new(false));
+    let slow = {
+        let (done, addr) = (done.clone(), server.addr.clone());
+        std::thread::spawn(move || {
+            let mut times = Vec::new();
+            while !done.load(Ordering::Relaxed) {
+                let started = Instant::now();
+                match http_get(&addr, &format!("{API}{SLOW_PATH}")) {
+                    Ok(a) if a.status == 200 => times.push(started.elapsed()),
+                    Ok(a) => die(&format!("beside_slow: {SLOW_PATH} answered {}", a.status)),
+                    Err(e) => die(&format!("beside_slow: {SLOW_PATH}: {e}")),
+                }
+            }
+            times
+        })
+    };
+    // The first slow request starts rendering before the measurement.
+    std::thread::sleep(Duration::from_millis(100));
+    let beside = wrk(&paced, seconds);
+    done.store(true, Ordering::Relaxed);
+    let times = slow.join().unwrap_or_default();
+    let slow_mean_ms =
+        times.iter().map(Duration::as_secs_f64).sum::<f64>() * 1000.0 / times.len().max(1) as f64;
+    let result = BesideResult {
+        seconds,
+        rate,
+        alone,
+        beside,
+        slow_answers: times.len(),
+        slow_mean_ms,
+    };
+    eprintln!(
+        "beside_slow: alone p99 {} p99.9 {} max {} us; beside {} slow answers ({:.0} ms mean): p99 {} p99.9 {} max {} us",
+        result.alone.p99_us,
+        result.alone.p999_us,
+        result.alone.max_us,
+        result.slow_answers,
+        result.slow_mean_ms,
+        result.beside.p99_us,
+        result.beside.p999_us,
+        result.beside.max_us,
+    );
+    result
+}
