@@ -37,7 +37,7 @@ impl BesideResult {
         json!({
             "duration_s": self.seconds,
             "requests": "GET /users/{a}/stats?cache=fresh",
-            "slow_request": format!("GET {API}{SLOW_PATH}"),
+            "slow_request": format!("GET {SLOW_PATH}"),
             "target_rps": round1(self.rate),
             "alone": self.alone.to_json(),
             "beside_slow": self.beside.to_json(),

@@ -109,11 +109,7 @@ fn main() {
     let mut draws = PathDraws::new(o.seed);
     let results = SCENARIOS
         .iter()
-        .filter(|sc| {
-            o.scenarios
-                .as_ref()
-                .is_none_or(|only| only.iter().any(|n| n == sc.name))
-        })
+        .filter(|sc| o.runs(sc.name))
         .map(|sc| {
             // A batch line carries its body: fewer of them.
             let n = sc.items.map_or(o.paths, |_| o.paths.min(200));
@@ -121,22 +117,14 @@ fn main() {
             run_scenario(&o, &server, sc, paths, &work)
         })
         .collect();
-    let burst = o
-        .scenarios
-        .as_ref()
-        .is_none_or(|only| only.iter().any(|n| n == "burst"))
-        .then(|| {
-            let paths = draws.fresh_paths(Kind::Profile, &subjects, o.paths);
-            run_burst(&o, &server, &paths, &work)
-        });
-    let beside = o
-        .scenarios
-        .as_ref()
-        .is_none_or(|only| only.iter().any(|n| n == "beside_slow"))
-        .then(|| {
-            let paths = draws.fresh_paths(Kind::UserStats, &subjects, o.paths);
-            run_beside(&o, &server, &paths, &work)
-        });
+    let burst = o.runs("burst").then(|| {
+        let paths = draws.fresh_paths(Kind::Profile, &subjects, o.paths);
+        run_burst(&o, &server, &paths, &work)
+    });
+    let beside = o.runs("beside_slow").then(|| {
+        let paths = draws.fresh_paths(Kind::UserStats, &subjects, o.paths);
+        run_beside(&o, &server, &paths, &work)
+    });
     let rss_after_run = server.rss();
     server.stop();
 

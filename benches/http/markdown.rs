@@ -8,6 +8,18 @@ use serde_json::Value;
 
 use crate::measure::ScenarioResult;
 
+/// p50, p99, p99.9 and max of a run's `latency_us`, in ms.
+fn latencies(l: &Value) -> String {
+    let at = |k: &str| ms(l[k].as_f64().unwrap_or(0.0));
+    format!(
+        "p50 {} ms, p99 {} ms, p99.9 {} ms, max {} ms",
+        at("p50"),
+        at("p99"),
+        at("p99.9"),
+        at("max")
+    )
+}
+
 fn ms(us: f64) -> String {
     if us >= 100_000.0 {
         format!("{:.0}", us / 1000.0)
@@ -168,25 +180,18 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
     }
     let b = &r["beside_slow"];
     if !b.is_null() {
-        let (alone, beside) = (&b["alone"]["latency_us"], &b["beside_slow"]["latency_us"]);
         let _ = writeln!(
             m,
-            "Beside a slow answer: `{}` paced at {:.0} req/s for {} s, alone: p50 {} ms, p99 {} ms, p99.9 {} ms, max {} ms; \
-             while another client sent `{}` {} times, one after another ({} ms each on average): p50 {} ms, p99 {} ms, p99.9 {} ms, max {} ms.\n",
+            "Beside a slow answer: `{}` paced at {:.0} req/s for {} s, alone: {}; \
+             while another client sent `{}` {} times, one after another ({} ms each on average): {}.\n",
             b["requests"].as_str().unwrap_or(""),
             b["target_rps"].as_f64().unwrap_or(0.0),
             b["duration_s"],
-            ms(alone["p50"].as_f64().unwrap_or(0.0)),
-            ms(alone["p99"].as_f64().unwrap_or(0.0)),
-            ms(alone["p99.9"].as_f64().unwrap_or(0.0)),
-            ms(alone["max"].as_f64().unwrap_or(0.0)),
+            latencies(&b["alone"]["latency_us"]),
             b["slow_request"].as_str().unwrap_or(""),
             b["slow_answers"],
             b["slow_mean_ms"],
-            ms(beside["p50"].as_f64().unwrap_or(0.0)),
-            ms(beside["p99"].as_f64().unwrap_or(0.0)),
-            ms(beside["p99.9"].as_f64().unwrap_or(0.0)),
-            ms(beside["max"].as_f64().unwrap_or(0.0)),
+            latencies(&b["beside_slow"]["latency_us"]),
         );
     }
     let rl = &l["reload"];

@@ -141,6 +141,13 @@ pub struct Opts {
 }
 
 impl Opts {
+    /// Whether `--scenarios` (if given) names this scenario.
+    pub fn runs(&self, scenario: &str) -> bool {
+        self.scenarios
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|n| n == scenario))
+    }
+
     /// Parses the command line and the environment; `--help` prints the
     /// options and exits 0, a bad value exits 2 with the reason.
     pub fn parse() -> Opts {
