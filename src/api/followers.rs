@@ -125,15 +125,51 @@ impl<'a> FollowerCandidates<'a> {
         }
     }
 
-    /// Skips `n` followers without looking anything up, where the order
-    /// allows it (`earliest` needs the times to order ties).
+    /// Skips the first `n` followers (before any batch) without looking up
+    /// their records; returns how many of `n` were past the end.
     fn skip_unfiltered(&mut self, n: usize) -> usize {
         if self.earliest {
-            return n;
+            return self.skip_earliest(n);
         }
         let skipped = n.min(self.order.len() - self.pos);
         self.pos += skipped;
         n - skipped
+    }
+
+    /// Backwards, whole runs of equal times are skipped from the end of
+    /// `latest`; a run is emitted forwards (address ascending), so of the
+    /// run the skip ends in, its first members are skipped and the rest is
+    /// left pending. The run's bounds come from binary searches on the
+    /// times (`latest` is time descending): O(log n) lookups where a walk
+    /// read `n` records (70 ms at an offset of 400,000).
+    fn skip_earliest(&mut self, n: usize) -> usize {
+        let len = self.order.len();
+        if n == 0 {
+            return 0;
+        }
+        if n >= len {
+            self.pos = 0;
+            return n - len;
+        }
+        // The last n of `latest` hold the n earliest times.
+        let cut = len - n;
+        let at_cut = self.updated_at(self.order[cut]);
+        let run_start = self.order[..cut].partition_point(|&f| self.updated_at(f) > at_cut);
+        let run_end = cut + self.order[cut..].partition_point(|&f| self.updated_at(f) >= at_cut);
+        // Skipped of the run: as many as it has from the cut on.
+        let kept = &self.order[run_start + (run_end - cut)..run_end];
+        let mut pending = Vec::with_capacity(kept.len());
+        for chunk in kept.rchunks(BATCH) {
+            self.lookup(chunk.iter().rev().copied(), &mut pending);
+        }
+        self.pending = pending;
+        self.pos = run_start;
+        0
+    }
+
+    fn updated_at(&self, f: AccountId) -> i64 {
+        // Every follower in the index has a record of T.
+        self.g.record(f, self.t).map_or(0, |r| r.updated_at)
     }
 
     /// Appends the next at most `want` candidates (at least one while any
@@ -183,7 +219,7 @@ impl<'a> FollowerCandidates<'a> {
     }
 
     /// At most `BATCH` ids.
-    fn lookup(&mut self, ids: impl Iterator<Item = AccountId>, out: &mut Vec<(AccountId, Record)>) {
+    fn lookup(&self, ids: impl Iterator<Item = AccountId>, out: &mut Vec<(AccountId, Record)>) {
         let t = self.t;
         let batch = RecordBatch::look_up(self.g, ids.map(|f| (f, t)));
         // Every follower in the index has a record of T.

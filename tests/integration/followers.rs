@@ -567,6 +567,22 @@ fn earliest_orders_runs_of_equal_times_across_pages() {
         ns(&[39, 40, 27, 28, 29, 30, 31, 32, 33, 20])
     );
     assert_eq!(users("sort=earliest&offset=38"), ns(&[4, 5]));
+    // Unfiltered, `earliest` skips whole runs and the first members of the
+    // run it ends in without reading them: every offset, ending at a run's
+    // edge or inside it, gives the rest of the same order.
+    for offset in 0..=41 {
+        let rest = &EARLIEST[offset.min(40)..];
+        assert_eq!(
+            users(&format!("sort=earliest&offset={offset}&limit=40")),
+            ns(rest),
+            "offset {offset}"
+        );
+        assert_eq!(
+            users(&format!("sort=earliest&offset={offset}&limit=2")),
+            ns(&rest[..rest.len().min(2)]),
+            "offset {offset}, limit 2"
+        );
+    }
     // latest: run 5 first (i = 1..=5), ..., run 0 last; unfiltered pages
     // are skipped without lookups.
     assert_eq!(users("offset=17&limit=5"), ns(&[18, 19, 20, 21, 22]));
