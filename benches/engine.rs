@@ -320,6 +320,18 @@ fn benches(c: &mut Criterion, dir: &Path) {
             b.run(&format!("list_followers_{sort}/{kind}"), || answer(&g, &t));
         }
     }
+    // The hub's page nine tenths of the way in: `earliest` skips an
+    // unfiltered offset by binary searches, the others by slicing.
+    let deep = g.stats(board[0]).followers * 9 / 10;
+    for sort in sorts {
+        let t = format!(
+            "/api/v1/users/{}/followers?sort={sort}&offset={deep}",
+            who[0].1
+        );
+        b.run(&format!("user_followers_{sort}_deep/hub"), || {
+            answer(&g, &t)
+        });
+    }
     for (name, t) in [
         ("search_3_chars", "/api/v1/leaderboard/search?term=abc"),
         ("search_name", "/api/v1/leaderboard/search?term=ape1"),
