@@ -172,7 +172,8 @@ impl<A, L> Call<A, L> {
 
     /// Whether the answer grows with the whole graph rather than with one
     /// account's or list's sets: `/leaderboard/all` (~800 ms and 79 MB at a
-    /// million accounts; the next longest calls take ~10 ms).
+    /// million accounts; the slowest others measured, deep filtered pages
+    /// of a hub, ~75 ms).
     pub fn renders_whole_graph(&self) -> bool {
         matches!(self, Call::LeaderboardAll)
     }
