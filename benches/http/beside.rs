@@ -16,7 +16,7 @@ use crate::client::http_get;
 use crate::options::Opts;
 use crate::report::round1;
 use crate::server::Server;
-use crate::wrk::{lua_script, run_wrk, WrkResult};
+use crate::wrk::{run_wrk, write_paths, write_script, WrkResult};
 use crate::{die, API};
 
 pub const SLOW_PATH: &str = "/leaderboard/all?cache=fresh";
@@ -50,15 +50,8 @@ impl BesideResult {
 /// Runs both measurements against `server` over `paths` (scripts and
 /// path file in `work`).
 pub fn run_beside(o: &Opts, server: &Server, paths: &[String], work: &Path) -> BesideResult {
-    let paths_file = work.join("beside.paths");
-    std::fs::write(&paths_file, paths.join("\n") + "\n")
-        .unwrap_or_else(|e| die(&format!("{}: {e}", paths_file.display())));
-    let script = |name: &str, rate: f64| {
-        let file = work.join(name);
-        std::fs::write(&file, lua_script(&paths_file, o.threads, rate))
-            .unwrap_or_else(|e| die(&format!("{}: {e}", file.display())));
-        file
-    };
+    let paths_file = write_paths(work, "beside", paths);
+    let script = |name: &str, rate: f64| write_script(work, name, &paths_file, o.threads, rate);
     let wrk = |script: &Path, seconds: u64| {
         run_wrk(o, &server.addr, script, seconds, o.connections)
             .unwrap_or_else(|e| die(&format!("beside_slow: {e}")))

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use crate::die;
 use crate::options::Opts;
 use crate::server::Server;
-use crate::wrk::{lua_script, run_wrk, WrkResult};
+use crate::wrk::{run_wrk, write_paths, write_script, WrkResult};
 
 /// Connections the burst opens at once.
 pub const BURST_CONNECTIONS: u32 = 2000;
@@ -46,12 +46,8 @@ impl BurstResult {
 /// Runs the burst against `server` over `paths` (script and path file in
 /// `work`).
 pub fn run_burst(o: &Opts, server: &Server, paths: &[String], work: &Path) -> BurstResult {
-    let paths_file = work.join("burst.paths");
-    std::fs::write(&paths_file, paths.join("\n") + "\n")
-        .unwrap_or_else(|e| die(&format!("{}: {e}", paths_file.display())));
-    let script = work.join("burst.lua");
-    std::fs::write(&script, lua_script(&paths_file, o.threads, 0.0))
-        .unwrap_or_else(|e| die(&format!("{}: {e}", script.display())));
+    let paths_file = write_paths(work, "burst", paths);
+    let script = write_script(work, "burst.lua", &paths_file, o.threads, 0.0);
     let seconds = if o.quick { 3 } else { 10 };
     eprintln!("burst: {BURST_CONNECTIONS} connections at once for {seconds} s");
     let rss_before = server.rss();

@@ -10,7 +10,7 @@ use crate::die;
 use crate::options::Opts;
 use crate::scenarios::Scenario;
 use crate::server::Server;
-use crate::wrk::{lua_script, merge_runs, run_wrk, WrkResult};
+use crate::wrk::{merge_runs, run_wrk, write_paths, write_script, WrkResult};
 
 /// What one scenario measured, with its targets.
 pub struct ScenarioResult {
@@ -80,12 +80,14 @@ pub fn run_scenario(
         }
     }
     let mean_body = (bytes / n.max(1)).max(16);
-    let paths_file = work.join(format!("{}.paths", sc.name));
-    std::fs::write(&paths_file, paths.join("\n") + "\n")
-        .unwrap_or_else(|e| die(&format!("{}: {e}", paths_file.display())));
-    let script = work.join(format!("{}.lua", sc.name));
-    std::fs::write(&script, lua_script(&paths_file, o.threads, 0.0))
-        .unwrap_or_else(|e| die(&format!("{}: {e}", script.display())));
+    let paths_file = write_paths(work, sc.name, &paths);
+    let script = write_script(
+        work,
+        &format!("{}.lua", sc.name),
+        &paths_file,
+        o.threads,
+        0.0,
+    );
 
     if sc.cached {
         // Fill the cache: one pass over every path, then the warm-up.
@@ -162,12 +164,13 @@ pub fn run_scenario(
     };
 
     let paced_target = (main.rps * 0.5).max(1.0);
-    let paced_script = work.join(format!("{}.paced.lua", sc.name));
-    std::fs::write(
-        &paced_script,
-        lua_script(&paths_file, o.threads, paced_target),
-    )
-    .unwrap_or_else(|e| die(&format!("{}: {e}", paced_script.display())));
+    let paced_script = write_script(
+        work,
+        &format!("{}.paced.lua", sc.name),
+        &paths_file,
+        o.threads,
+        paced_target,
+    );
     let paced = wrk(addr, &paced_script, o.duration);
     // The same paced script on the baseline: the latency floor of this
     // machine, stack and client at that request rate.

@@ -4,7 +4,7 @@
 //! rounds of one measurement.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
@@ -73,6 +73,28 @@ pub fn wrk_version(wrk: &str) -> String {
                 .to_owned()
         })
         .unwrap_or_default()
+}
+
+/// Writes `paths`, one a line, to `<work>/<name>.paths`.
+pub fn write_paths(work: &Path, name: &str, paths: &[String]) -> PathBuf {
+    let file = work.join(format!("{name}.paths"));
+    std::fs::write(&file, paths.join("\n") + "\n")
+        .unwrap_or_else(|e| die(&format!("{}: {e}", file.display())));
+    file
+}
+
+/// Writes `lua_script` over `paths_file` to `<work>/<file_name>`.
+pub fn write_script(
+    work: &Path,
+    file_name: &str,
+    paths_file: &Path,
+    threads: u32,
+    rate: f64,
+) -> PathBuf {
+    let file = work.join(file_name);
+    std::fs::write(&file, lua_script(paths_file, threads, rate))
+        .unwrap_or_else(|e| die(&format!("{}: {e}", file.display())));
+    file
 }
 
 /// The wrk script: cycles through the pre-generated request paths (each

@@ -315,7 +315,8 @@ fn render_body(graph: &crate::graph::Graph, call: &api::Resolved) -> Bytes {
 /// thread first. Rendered in place, it would hold every connection queued
 /// on this worker for as long as it takes (a task waiting in a worker's
 /// LIFO slot is not stolen): at a million accounts, `/leaderboard/all`
-/// took `user_stats`' p99.9 from 6 ms to 690 ms.
+/// took `user_stats`' p99.9 to 766-874 ms in 3 runs of 10 (BENCHMARKS.md,
+/// "A slow answer beside quick ones").
 fn render_off_worker(render: impl FnOnce() -> Bytes) -> Bytes {
     use tokio::runtime::{Handle, RuntimeFlavor};
     match Handle::try_current().map(|h| h.runtime_flavor()) {
