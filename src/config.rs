@@ -57,7 +57,8 @@ pub struct ServeConfig {
     #[arg(long, env = "FOLLOWGRAPH_MAX_LIMIT", default_value_t = 1000)]
     pub max_limit: u64,
     /// Threads that answer requests (0: one per core). While one renders
-    /// `/leaderboard/all`, its other requests move to a spare thread.
+    /// an answer that may take long (`/leaderboard/all`, a page from
+    /// offset 10,000 on), its other requests move to a spare thread.
     #[arg(long, env = "FOLLOWGRAPH_WORKER_THREADS", default_value_t = 0)]
     pub worker_threads: usize,
     /// Most connections served at once; further ones wait in the backlog.

@@ -63,6 +63,10 @@ pub use tags::TagSearch;
 use crate::error::ApiError;
 use crate::graph::Graph;
 
+/// The offset from which a page counts as possibly slow to render
+/// (`Call::may_render_long`): ~1.5 ms of skipped items at worst.
+pub const DEEP_OFFSET: usize = 10_000;
+
 /// What a request asks: one variant per endpoint, holding its path
 /// subjects (`A` for an `{addressOrENS}`, `L` for a `{token_id}`, in path
 /// order) and its typed parameters. As parsed the subjects are references
@@ -170,34 +174,40 @@ impl<A, L> Call<A, L> {
         }
     }
 
-    /// Whether the answer grows with the whole graph rather than with one
-    /// account's or list's sets: `/leaderboard/all` (~800 ms and 79 MB at a
-    /// million accounts; the slowest others measured, deep filtered pages
-    /// of a hub, ~75 ms).
-    pub fn renders_whole_graph(&self) -> bool {
+    /// Whether rendering may hold a thread for many milliseconds:
+    /// `/leaderboard/all`, which grows with the whole graph (~800 ms and
+    /// 79 MB at a million accounts), and any page from `DEEP_OFFSET` on.
+    /// A filtered page or a search reads every item it skips (~150 ns
+    /// each: a hub's `followers?tags=top8&offset=300000` took 50 ms);
+    /// other answers are bounded by one account's or list's sets (at most
+    /// ~10 ms measured with their largest pages).
+    pub fn may_render_long(&self) -> bool {
         matches!(self, Call::LeaderboardAll)
+            || self.page().is_some_and(|(_, offset)| offset >= DEEP_OFFSET)
     }
 
-    /// The page size, for endpoints that page.
-    pub fn limit(&self) -> Option<usize> {
+    /// `limit` (`None`: no limit) and `offset`, for endpoints that page.
+    pub fn page(&self) -> Option<(Option<usize>, usize)> {
         match self {
-            Call::LeaderboardSearch(p) => Some(p.limit),
-            Call::UserNotifications(_, p) => Some(p.limit),
+            Call::LeaderboardSearch(p) => Some((Some(p.limit), p.offset)),
+            Call::UserNotifications(_, p) => Some((Some(p.limit), p.offset)),
             Call::UserFollowers(_, p)
             | Call::ListFollowers(_, p)
             | Call::UserAllFollowers(_, p)
-            | Call::ListAllFollowers(_, p) => Some(p.limit),
-            Call::UserLatestFollowers(_, p) | Call::ListLatestFollowers(_, p) => Some(p.limit),
+            | Call::ListAllFollowers(_, p) => Some((Some(p.limit), p.offset)),
+            Call::UserLatestFollowers(_, p) | Call::ListLatestFollowers(_, p) => {
+                Some((Some(p.limit), p.offset))
+            }
             Call::UserSearchFollowers(_, p)
             | Call::ListSearchFollowers(_, p)
             | Call::UserSearchFollowing(_, p)
-            | Call::ListSearchFollowing(_, p) => Some(p.limit),
-            Call::UserCommonFollowers(_, _, p) => p.limit,
-            Call::LeaderboardRanked(p) => Some(p.limit),
+            | Call::ListSearchFollowing(_, p) => Some((Some(p.limit), p.offset)),
+            Call::UserCommonFollowers(_, _, p) => Some((p.limit, p.offset)),
+            Call::LeaderboardRanked(p) => Some((Some(p.limit), p.offset)),
             Call::UserFollowing(_, p)
             | Call::UserAllFollowing(_, p)
             | Call::ListFollowing(_, p)
-            | Call::ListAllFollowing(_, p) => Some(p.page.limit),
+            | Call::ListAllFollowing(_, p) => Some((Some(p.page.limit), p.page.offset)),
             Call::ListFollowingAddresses(..)
             | Call::ExportState(..)
             | Call::FollowerState(..)

@@ -291,7 +291,9 @@ mod tests {
         for e in Endpoint::ALL {
             let route = route(&example_path(e)).1.unwrap();
             for max in [0, 1, 3, 1000] {
-                if let Ok(Some(limit)) = parse(&route, "", max).map(|r| r.call.limit()) {
+                if let Ok(Some(limit)) =
+                    parse(&route, "", max).map(|r| r.call.page().and_then(|(limit, _)| limit))
+                {
                     assert!(limit as u64 <= max, "{e:?} {limit} > {max}");
                 }
                 let r = parse(&route, &format!("limit={}", max + 1), max);

@@ -41,7 +41,7 @@ pub struct AppState {
     pub max_uri_bytes: usize,
     /// Test aid: serve `/debug/panic`.
     pub debug_panic_route: bool,
-    /// Test aid: how long a whole-graph render waits before it starts.
+    /// Test aid: how long a possibly long render waits before it starts.
     pub debug_render_delay: Duration,
 }
 
@@ -268,7 +268,7 @@ fn answer(
         }
     }
     state.metrics.cache_misses.add(1);
-    let body = if key.call.renders_whole_graph() {
+    let body = if key.call.may_render_long() {
         render_off_worker(|| {
             std::thread::sleep(state.debug_render_delay);
             render_body(graph, &key.call)
@@ -311,8 +311,8 @@ fn render_body(graph: &crate::graph::Graph, call: &api::Resolved) -> Bytes {
     })
 }
 
-/// Runs a long render with this worker's other tasks handed to another
-/// thread first. Rendered in place, it would hold every connection queued
+/// Runs a render that may be long (`Call::may_render_long`) with this
+/// worker's other tasks handed to another thread first. Rendered in place, it would hold every connection queued
 /// on this worker for as long as it takes (a task waiting in a worker's
 /// LIFO slot is not stolen): at a million accounts, `/leaderboard/all`
 /// took `user_stats`' p99.9 to 766-874 ms in 3 runs of 10 (BENCHMARKS.md,
