@@ -1,9 +1,10 @@
 //! A slow answer beside quick ones: `/users/{a}/stats` with
 //! `cache=fresh`, paced at half its closed-loop rate, first alone, then
-//! while another client asks for `/leaderboard/all?cache=fresh` over and
-//! over (the one answer that grows with the whole graph: ~800 ms at a
-//! million accounts). The two runs' latency percentiles side by side show
-//! whether the slow render holds up the requests queued behind it.
+//! while another client asks for a slow request over and over (by default
+//! `/leaderboard/all?cache=fresh`, the one answer that grows with the
+//! whole graph: ~800 ms at a million accounts; `--slow-path`). The two
+//! runs' latency percentiles side by side show whether the slow render
+//! holds up the requests queued behind it.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,14 +20,13 @@ use crate::server::Server;
 use crate::wrk::{run_wrk, write_paths, write_script, WrkResult};
 use crate::{die, API};
 
-pub const SLOW_PATH: &str = "/leaderboard/all?cache=fresh";
-
 pub struct BesideResult {
     pub seconds: u64,
     pub rate: f64,
+    pub slow_path: String,
     pub alone: WrkResult,
     pub beside: WrkResult,
-    /// `/leaderboard/all` answers completed during the second run, and
+    /// Slow answers completed during the second run, and
     /// their mean time.
     pub slow_answers: usize,
     pub slow_mean_ms: f64,
@@ -37,7 +37,7 @@ impl BesideResult {
         json!({
             "duration_s": self.seconds,
             "requests": "GET /users/{a}/stats?cache=fresh",
-            "slow_request": format!("GET {SLOW_PATH}"),
+            "slow_request": format!("GET {}", self.slow_path),
             "target_rps": round1(self.rate),
             "alone": self.alone.to_json(),
             "beside_slow": self.beside.to_json(),
@@ -48,8 +48,15 @@ impl BesideResult {
 }
 
 /// Runs both measurements against `server` over `paths` (scripts and
-/// path file in `work`).
-pub fn run_beside(o: &Opts, server: &Server, paths: &[String], work: &Path) -> BesideResult {
+/// path file in `work`); `top` is the most-followed account's address.
+pub fn run_beside(
+    o: &Opts,
+    server: &Server,
+    paths: &[String],
+    top: &str,
+    work: &Path,
+) -> BesideResult {
+    let slow_path = o.slow_path.replace("{hub}", top);
     let paths_file = write_paths(work, "beside", paths);
     let script = |name: &str, rate: f64| write_script(work, name, &paths_file, o.threads, rate);
     let wrk = |script: &Path, seconds: u64| {
@@ -61,21 +68,21 @@ pub fn run_beside(o: &Opts, server: &Server, paths: &[String], work: &Path) -> B
     let paced = script("beside.paced.lua", rate);
     let seconds = o.duration;
     eprintln!(
-        "beside_slow: {rate:.0} req/s paced, {seconds} s alone, then as long beside {SLOW_PATH}"
+        "beside_slow: {rate:.0} req/s paced, {seconds} s alone, then as long beside {slow_path}"
     );
     let alone = wrk(&paced, seconds);
 
     let done = Arc::new(AtomicBool::new(false));
     let slow = {
-        let (done, addr) = (done.clone(), server.addr.clone());
+        let (done, addr, slow_path) = (done.clone(), server.addr.clone(), slow_path.clone());
         std::thread::spawn(move || {
             let mut times = Vec::new();
             while !done.load(Ordering::Relaxed) {
                 let started = Instant::now();
-                match http_get(&addr, &format!("{API}{SLOW_PATH}")) {
+                match http_get(&addr, &format!("{API}{slow_path}")) {
                     Ok(a) if a.status == 200 => times.push(started.elapsed()),
-                    Ok(a) => die(&format!("beside_slow: {SLOW_PATH} answered {}", a.status)),
-                    Err(e) => die(&format!("beside_slow: {SLOW_PATH}: {e}")),
+                    Ok(a) => die(&format!("beside_slow: {slow_path} answered {}", a.status)),
+                    Err(e) => die(&format!("beside_slow: {slow_path}: {e}")),
                 }
             }
             times
@@ -91,6 +98,7 @@ pub fn run_beside(o: &Opts, server: &Server, paths: &[String], work: &Path) -> B
     let result = BesideResult {
         seconds,
         rate,
+        slow_path,
         alone,
         beside,
         slow_answers: times.len(),

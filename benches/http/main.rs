@@ -123,7 +123,8 @@ fn main() {
     });
     let beside = o.runs("beside_slow").then(|| {
         let paths = draws.fresh_paths(Kind::UserStats, &subjects, o.paths);
-        run_beside(&o, &server, &paths, &work)
+        let top = subjects.hubs.first().map_or("", |h| h.address.as_str());
+        run_beside(&o, &server, &paths, top, &work)
     });
     let rss_after_run = server.rss();
     server.stop();

@@ -67,6 +67,10 @@ struct Args {
     /// as a client on another machine cannot [default: off]
     #[arg(long, env = "FOLLOWGRAPH_BENCH_CLIENT_BATCH")]
     client_batch: bool,
+    /// The slow request of `beside_slow`; `{hub}` stands for the
+    /// most-followed account's address
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_SLOW_PATH)]
+    slow_path: String,
     /// The followgraph binary to generate with, measure and use as the
     /// baseline (another build, to compare it under this same harness)
     /// [default: the one `cargo bench` built]
@@ -109,6 +113,10 @@ fn own_args() -> Vec<OsString> {
     kept
 }
 
+/// `beside_slow`'s slow request by default: the one answer that grows
+/// with the whole graph.
+pub const DEFAULT_SLOW_PATH: &str = "/leaderboard/all?cache=fresh";
+
 /// A number, surrounding whitespace allowed (environment values).
 fn number(text: &str) -> Result<u64, String> {
     text.trim()
@@ -135,6 +143,8 @@ pub struct Opts {
     /// wrk runs under `chrt -b 0` (SCHED_BATCH).
     pub client_batch: bool,
     pub seed: u64,
+    /// `beside_slow`'s slow request (`{hub}`: the top account).
+    pub slow_path: String,
     /// The followgraph binary run for `generate`, the server and the
     /// baseline.
     pub binary: PathBuf,
@@ -174,6 +184,7 @@ impl Opts {
             wrk: a.wrk,
             client_batch: a.client_batch,
             seed: a.seed,
+            slow_path: a.slow_path,
             binary: a.binary.unwrap_or_else(|| PathBuf::from(BUILT_BINARY)),
         };
         o.threads = o.threads.clamp(1, o.connections.max(1));
