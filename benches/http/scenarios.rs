@@ -46,16 +46,28 @@ pub enum Kind {
     AllFollowers,
     /// `/users/{a}/latestFollowers?limit=10`.
     LatestFollowers,
-    /// `/users/{hub}/searchFollowers?term=<2-4 letters>`.
-    SearchFollowers,
-    /// `/users/{hub}/searchFollowing?term=<2-4 letters>`.
-    SearchFollowing,
+    /// `/users/{hub}/searchFollowers?term=…`.
+    SearchFollowers(Terms),
+    /// `/users/{hub}/searchFollowing?term=…`.
+    SearchFollowing(Terms),
     /// `/users/{a}/commonFollowers?leader={b}&limit=10`, between hubs
     /// (`true`) or ordinary accounts.
     CommonFollowers(bool),
     Mix,
     /// Account and users details, half each (the burst's requests).
     Profile,
+}
+
+/// The terms of a search within followers or following.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Terms {
+    /// 2-4 letters (a-z) of a name: the "terms of 2-4 letters".
+    Letters,
+    /// 2-4 characters of a name, digits included, 70% of the time, else
+    /// 2-4 hex digits of an address: harder (digit trigrams are common in
+    /// addresses, so such a term has few matches spread over many
+    /// candidates).
+    Mixed,
 }
 
 pub struct Scenario {
@@ -144,8 +156,9 @@ pub const SCENARIOS: &[Scenario] = &[
     fresh("tagged_as", Kind::TaggedAs, PAGE, None, "GET /users/{a}/taggedAs"),
     fresh("all_followers", Kind::AllFollowers, PAGE, None, "GET /users/{a}/allFollowers?sort=latest&limit=10 (offsets and tags as user_followers)"),
     fresh("latest_followers", Kind::LatestFollowers, PAGE, None, "GET /users/{a}/latestFollowers?limit=10 (offset 10-40 20%)"),
-    fresh("search_followers", Kind::SearchFollowers, SET_SEARCH, P99_5MS, "GET /users/{hub}/searchFollowers?term=<2-4 letters of a name or hex>&limit=10 (the 100 most-followed accounts)"),
-    fresh("search_following", Kind::SearchFollowing, SET_SEARCH, P99_5MS, "GET /users/{hub}/searchFollowing?term=<2-4 letters>&limit=10"),
+    fresh("search_followers", Kind::SearchFollowers(Terms::Letters), SET_SEARCH, P99_5MS, "GET /users/{hub}/searchFollowers?term=<2-4 letters of a name>&limit=10 (the 100 most-followed accounts)"),
+    fresh("search_following", Kind::SearchFollowing(Terms::Letters), SET_SEARCH, P99_5MS, "GET /users/{hub}/searchFollowing?term=<2-4 letters of a name>&limit=10"),
+    fresh("search_followers_mixed", Kind::SearchFollowers(Terms::Mixed), None, None, "GET /users/{hub}/searchFollowers?term=<2-4 characters of a name, digits included, 70%; else 2-4 hex digits of an address>&limit=10"),
     fresh("common_followers_hubs", Kind::CommonFollowers(true), SET_SEARCH, P99_5MS, "GET /users/{hub}/commonFollowers?leader={hub}&limit=10"),
     fresh("common_followers", Kind::CommonFollowers(false), SET_SEARCH, P99_5MS, "GET /users/{a}/commonFollowers?leader={b}&limit=10 (random accounts)"),
     fresh("mix", Kind::Mix, None, None, "weighted mix: user followers 25%, list followers 10%, notifications 20%, details 15%, user badges 10%, list badges 5%, search 15%"),
@@ -228,8 +241,31 @@ fn search_term(s: &Subjects, rng: &mut ModuloRng) -> String {
     format!("0x{}", &a[2..2 + len])
 }
 
-/// A term of 2-4 letters: of a name 70% of the time, else hex digits.
-fn short_term(s: &Subjects, rng: &mut ModuloRng) -> String {
+/// A term of 2-4 letters (a-z) of a name, from a run of letters long
+/// enough (names like `dave226542` hold digits); without names, as `Mixed`.
+fn letters_term(s: &Subjects, rng: &mut ModuloRng) -> String {
+    let len = 2 + rng.below(3);
+    for _ in 0..100 {
+        let Some(name) = (!s.names.is_empty()).then(|| rng.pick_item(&s.names)) else {
+            break;
+        };
+        let stem = name.split('.').next().unwrap_or_default().to_lowercase();
+        let runs: Vec<&str> = stem
+            .split(|c: char| !c.is_ascii_lowercase())
+            .filter(|run| run.len() >= len)
+            .collect();
+        if !runs.is_empty() {
+            let run = rng.pick_item(&runs);
+            let start = rng.below(run.len() - len + 1);
+            return run[start..start + len].to_owned();
+        }
+    }
+    mixed_term(s, rng)
+}
+
+/// A term of 2-4 characters of a name 70% of the time, else hex digits
+/// of an address.
+fn mixed_term(s: &Subjects, rng: &mut ModuloRng) -> String {
     let len = 2 + rng.below(3);
     if !s.names.is_empty() && rng.with_probability(0.7) {
         let stem: Vec<char> = rng
@@ -360,14 +396,18 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
             }
             format!("{API}/users/{who}/latestFollowers?{q}")
         }
-        Kind::SearchFollowers | Kind::SearchFollowing => {
+        Kind::SearchFollowers(terms) | Kind::SearchFollowing(terms) => {
             let who = rng.pick_item(&s.hubs).ident(rng);
-            let endpoint = if kind == Kind::SearchFollowers {
+            let endpoint = if matches!(kind, Kind::SearchFollowers(_)) {
                 "searchFollowers"
             } else {
                 "searchFollowing"
             };
-            let term = enc(&short_term(s, rng));
+            let term = match terms {
+                Terms::Letters => letters_term(s, rng),
+                Terms::Mixed => mixed_term(s, rng),
+            };
+            let term = enc(&term);
             format!("{API}/users/{who}/{endpoint}?term={term}&limit=10")
         }
         Kind::CommonFollowers(hubs) => {
