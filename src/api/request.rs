@@ -286,6 +286,24 @@ mod tests {
         }
     }
 
+    /// Every endpoint that takes `offset` counts as possibly long from
+    /// `DEEP_OFFSET` on (its render is handed off), and none below it but
+    /// `/leaderboard/all`.
+    #[test]
+    fn pages_from_the_deep_offset_on_may_render_long() {
+        use super::super::DEEP_OFFSET;
+        for e in Endpoint::ALL {
+            let route = route(&example_path(e)).1.unwrap();
+            let long = |query: &str| parse(&route, query, 1000).map(|r| r.call.may_render_long());
+            assert_eq!(long(""), Ok(e == Endpoint::LeaderboardAll), "{e:?}");
+            if e.query_params().contains(&"offset") {
+                let below = format!("offset={}", DEEP_OFFSET - 1);
+                assert_eq!(long(&below), Ok(false), "{e:?}");
+                assert_eq!(long(&format!("offset={DEEP_OFFSET}")), Ok(true), "{e:?}");
+            }
+        }
+    }
+
     #[test]
     fn limits_respect_the_maximum() {
         for e in Endpoint::ALL {
