@@ -106,8 +106,8 @@ pub struct ServeConfig {
         hide = true
     )]
     pub debug_load_delay_ms: u64,
-    /// Test aid: wait this many milliseconds before rendering
-    /// `/leaderboard/all`.
+    /// Test aid: wait this many milliseconds before a render that may be
+    /// long (`Call::may_render_long`), once it is handed off.
     #[arg(
         long,
         env = "FOLLOWGRAPH_DEBUG_RENDER_DELAY_MS",

@@ -26,8 +26,7 @@ pub struct BesideResult {
     pub slow_path: String,
     pub alone: WrkResult,
     pub beside: WrkResult,
-    /// Slow answers completed during the second run, and
-    /// their mean time.
+    /// Slow answers completed during the second run, and their mean time.
     pub slow_answers: usize,
     pub slow_mean_ms: f64,
 }

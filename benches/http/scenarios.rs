@@ -222,14 +222,7 @@ fn followers_params(rng: &mut ModuloRng, sort: &str) -> String {
 
 fn search_term(s: &Subjects, rng: &mut ModuloRng) -> String {
     if !s.names.is_empty() && rng.with_probability(0.8) {
-        let name = rng.pick_item(&s.names);
-        let stem: Vec<char> = name
-            .split('.')
-            .next()
-            .unwrap_or(name)
-            .to_lowercase()
-            .chars()
-            .collect();
+        let stem: Vec<char> = stem(rng.pick_item(&s.names).as_str()).chars().collect();
         if stem.len() >= 3 {
             let len = (3 + rng.below(4)).min(stem.len());
             let start = rng.below(stem.len() - len + 1);
@@ -245,11 +238,8 @@ fn search_term(s: &Subjects, rng: &mut ModuloRng) -> String {
 /// enough (names like `dave226542` hold digits); without names, as `Mixed`.
 fn letters_term(s: &Subjects, rng: &mut ModuloRng) -> String {
     let len = 2 + rng.below(3);
-    for _ in 0..100 {
-        let Some(name) = (!s.names.is_empty()).then(|| rng.pick_item(&s.names)) else {
-            break;
-        };
-        let stem = name.split('.').next().unwrap_or_default().to_lowercase();
+    for _ in 0..if s.names.is_empty() { 0 } else { 100 } {
+        let stem = stem(rng.pick_item(&s.names).as_str());
         let runs: Vec<&str> = stem
             .split(|c: char| !c.is_ascii_lowercase())
             .filter(|run| run.len() >= len)
@@ -263,19 +253,17 @@ fn letters_term(s: &Subjects, rng: &mut ModuloRng) -> String {
     mixed_term(s, rng)
 }
 
+/// A name's first label, lower-cased (`Dave226542.eth` -> `dave226542`).
+fn stem(name: &str) -> String {
+    name.split('.').next().unwrap_or_default().to_lowercase()
+}
+
 /// A term of 2-4 characters of a name 70% of the time, else hex digits
 /// of an address.
 fn mixed_term(s: &Subjects, rng: &mut ModuloRng) -> String {
     let len = 2 + rng.below(3);
     if !s.names.is_empty() && rng.with_probability(0.7) {
-        let stem: Vec<char> = rng
-            .pick_item(&s.names)
-            .split('.')
-            .next()
-            .unwrap_or_default()
-            .to_lowercase()
-            .chars()
-            .collect();
+        let stem: Vec<char> = stem(rng.pick_item(&s.names).as_str()).chars().collect();
         if stem.len() >= len {
             let start = rng.below(stem.len() - len + 1);
             return stem[start..start + len].iter().collect();

@@ -312,11 +312,12 @@ fn render_body(graph: &crate::graph::Graph, call: &api::Resolved) -> Bytes {
 }
 
 /// Runs a render that may be long (`Call::may_render_long`) with this
-/// worker's other tasks handed to another thread first. Rendered in place, it would hold every connection queued
-/// on this worker for as long as it takes (a task waiting in a worker's
-/// LIFO slot is not stolen): at a million accounts, `/leaderboard/all`
-/// took `user_stats`' p99.9 to 766-874 ms in 3 runs of 10 (BENCHMARKS.md,
-/// "A slow answer beside quick ones").
+/// worker's other tasks handed to another thread first. Rendered in
+/// place, it would hold every connection queued on this worker for as
+/// long as it takes (a task waiting in a worker's LIFO slot is not
+/// stolen): at a million accounts, `/leaderboard/all` took `user_stats`'
+/// p99.9 to 766-874 ms in 3 runs of 10, a hub's filtered page at offset
+/// 300,000 to 21-48 ms (BENCHMARKS.md, "A slow answer beside quick ones").
 fn render_off_worker(render: impl FnOnce() -> Bytes) -> Bytes {
     use tokio::runtime::{Handle, RuntimeFlavor};
     match Handle::try_current().map(|h| h.runtime_flavor()) {
