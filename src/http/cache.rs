@@ -3,7 +3,7 @@
 //! with a TTL and a bound on the bytes held (a flood of unique keys
 //! evicts, never grows).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -28,7 +28,9 @@ impl CacheKey {
 
 struct Entry {
     body: Bytes,
-    expires: Instant,
+    /// Nanoseconds after the cache's `epoch`; atomic so that storing an
+    /// unchanged body refreshes it under the shard's read lock.
+    expires: AtomicU64,
     cost: usize,
 }
 
@@ -40,6 +42,7 @@ pub struct ResponseCache {
     max_bytes: usize,
     ttl: Duration,
     evicting: AtomicBool,
+    epoch: Instant,
 }
 
 impl ResponseCache {
@@ -50,21 +53,52 @@ impl ResponseCache {
             max_bytes,
             ttl,
             evicting: AtomicBool::new(false),
+            epoch: Instant::now(),
         }
     }
 
+    /// Now, in nanoseconds after `epoch`.
+    fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn expiry(&self) -> u64 {
+        self.now()
+            .saturating_add(u64::try_from(self.ttl.as_nanos()).unwrap_or(u64::MAX))
+    }
+
     pub fn get(&self, key: &CacheKey) -> Option<Bytes> {
-        let now = Instant::now();
+        let now = self.now();
         {
             let entry = self.map.get(key)?;
-            if entry.expires > now {
+            if entry.expires.load(Ordering::Relaxed) > now {
                 return Some(entry.body.clone());
             }
         }
-        if let Some((_, e)) = self.map.remove_if(key, |_, e| e.expires <= now) {
+        if let Some((_, e)) = self
+            .map
+            .remove_if(key, |_, e| e.expires.load(Ordering::Relaxed) <= now)
+        {
             self.bytes.fetch_sub(e.cost, Ordering::Relaxed);
         }
         None
+    }
+
+    /// Stores a freshly rendered body (`cache=fresh`, or a miss) and
+    /// returns it as the answer's bytes. When the entry already holds the
+    /// same bytes (`cache=fresh` on an unchanged snapshot: nearly always)
+    /// only its expiry moves and its body is answered: no allocation, and
+    /// no body freed by another thread, under the shard's read lock.
+    pub fn store(&self, key: CacheKey, rendered: &[u8]) -> Bytes {
+        if let Some(entry) = self.map.get(&key) {
+            if entry.body[..] == *rendered {
+                entry.expires.store(self.expiry(), Ordering::Relaxed);
+                return entry.body.clone();
+            }
+        }
+        let body = Bytes::copy_from_slice(rendered);
+        self.insert(key, body.clone());
+        body
     }
 
     pub fn insert(&self, key: CacheKey, body: Bytes) {
@@ -79,7 +113,7 @@ impl ResponseCache {
         }
         let entry = Entry {
             body,
-            expires: Instant::now() + self.ttl,
+            expires: AtomicU64::new(self.expiry()),
             cost,
         };
         // Only a change of the total is written: `cache=fresh` mostly
@@ -110,9 +144,9 @@ impl ResponseCache {
         if self.evicting.swap(true, Ordering::Acquire) {
             return;
         }
-        let now = Instant::now();
+        let now = self.now();
         let target = self.max_bytes / 4 * 3;
-        self.retain(|e| e.expires > now);
+        self.retain(|e| e.expires.load(Ordering::Relaxed) > now);
         let mut excess = self.bytes.load(Ordering::Relaxed).saturating_sub(target);
         if excess > 0 {
             self.retain(|e| {
@@ -194,6 +228,33 @@ mod tests {
         cache.clear();
         assert!(cache.is_empty());
         assert_eq!(cache.bytes(), 0);
+    }
+
+    #[test]
+    fn storing_the_same_bytes_keeps_the_body_and_moves_its_expiry() {
+        let cache = ResponseCache::new(Duration::from_millis(300), 1 << 20);
+        let first = cache.store(key(1), b"{\"a\":1}");
+        let bytes = cache.bytes();
+        std::thread::sleep(Duration::from_millis(200));
+        let again = cache.store(key(1), b"{\"a\":1}");
+        // The cached allocation is answered, not a copy of the render.
+        assert_eq!(again.as_ptr(), first.as_ptr());
+        assert_eq!(cache.bytes(), bytes);
+        // 350 ms after the first store, 150 ms after the second: alive
+        // only if the second moved the expiry.
+        std::thread::sleep(Duration::from_millis(150));
+        assert_eq!(cache.get(&key(1)).as_deref(), Some(&b"{\"a\":1}"[..]));
+        let changed = cache.store(key(1), b"{\"a\":2}");
+        assert_ne!(changed.as_ptr(), first.as_ptr());
+        assert_eq!(cache.get(&key(1)).as_deref(), Some(&b"{\"a\":2}"[..]));
+        assert_eq!(cache.bytes(), bytes);
+    }
+
+    #[test]
+    fn a_store_into_a_disabled_cache_still_answers_the_body() {
+        let cache = ResponseCache::new(Duration::from_secs(60), 0);
+        assert_eq!(&cache.store(key(1), b"{}")[..], b"{}");
+        assert!(cache.is_empty());
     }
 
     #[test]

@@ -268,17 +268,15 @@ fn answer(
         }
     }
     state.metrics.cache_misses.add(1);
+    let cache = cacheable.then_some(&state.cache);
     let body = if key.call.may_render_long() {
         render_off_worker(|| {
             std::thread::sleep(state.debug_render_delay);
-            render_body(graph, &key.call)
+            render_body(graph, key, cache)
         })
     } else {
-        render_body(graph, &key.call)
+        render_body(graph, key, cache)
     };
-    if cacheable {
-        state.cache.insert(key, body.clone());
-    }
     Ok(json_response(StatusCode::OK, body))
 }
 
@@ -289,25 +287,34 @@ thread_local! {
     static RENDER_BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
-/// Renders into this worker thread's reused buffer. A small body is then
-/// copied into an allocation of its exact size: a fresh `String` per
+/// Renders into this worker thread's reused buffer, then stores the
+/// body in `cache` (when the answer is cached). A small body is copied
+/// out into an allocation of its exact size, unless the cache already
+/// holds the same bytes (`ResponseCache::store`): a fresh `String` per
 /// request cost a 1 KiB allocation (glibc consolidates its small free
 /// chunks on every request of that size) and a shrink before the cache,
 /// whose bound counts lengths, kept it. A large body is handed over whole
 /// and the buffer starts again, so no thread keeps a large one.
-fn render_body(graph: &crate::graph::Graph, call: &api::Resolved) -> Bytes {
+fn render_body(graph: &crate::graph::Graph, key: CacheKey, cache: Option<&ResponseCache>) -> Bytes {
     RENDER_BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         buffer.clear();
-        api::render_into(graph, call, now_ms(), &mut buffer);
+        api::render_into(graph, &key.call, now_ms(), &mut buffer);
         if buffer.len() <= COPIED_BODY_MAX {
-            return Bytes::copy_from_slice(buffer.as_bytes());
+            return match cache {
+                Some(cache) => cache.store(key, buffer.as_bytes()),
+                None => Bytes::copy_from_slice(buffer.as_bytes()),
+            };
         }
         let mut body = std::mem::take(&mut *buffer);
         if body.capacity() - body.len() > body.len() / 8 {
             body.shrink_to_fit();
         }
-        Bytes::from(body)
+        let body = Bytes::from(body);
+        if let Some(cache) = cache {
+            cache.insert(key, body.clone());
+        }
+        body
     })
 }
 
