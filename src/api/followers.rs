@@ -374,6 +374,7 @@ pub fn render_latest(g: &Graph, t: Option<AccountId>, p: &LatestParams, out: &mu
         return;
     };
     for (c, chunk) in page.chunks(BATCH).enumerate() {
+        g.prefetch_addresses(chunk.iter().copied());
         let records = RecordBatch::look_up(g, chunk.iter().map(|&f| (f, t)));
         for (i, (&f, record)) in chunk.iter().zip(records.records()).enumerate() {
             if c + i > 0 {

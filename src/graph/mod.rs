@@ -231,6 +231,14 @@ impl Graph {
     pub fn global_stats(&self) -> GlobalStats {
         self.lists.stats()
     }
+    /// Starts loading these accounts' addresses and primary lists only
+    /// (a page that prints no counts and no profile).
+    pub fn prefetch_addresses(&self, ids: impl Iterator<Item = AccountId>) {
+        let n = self.accounts.len();
+        for id in ids.filter(|&id| (id as usize) < n) {
+            self.accounts.prefetch(id as usize);
+        }
+    }
     /// Starts loading what rendering these accounts reads (address,
     /// primary list, counts, profile), so that a page's accounts load
     /// together instead of one cache miss after another.
