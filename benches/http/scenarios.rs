@@ -238,7 +238,8 @@ fn search_term(s: &Subjects, rng: &mut ModuloRng) -> String {
 /// enough (names like `dave226542` hold digits); without names, as `Mixed`.
 fn letters_term(s: &Subjects, rng: &mut ModuloRng) -> String {
     let len = 2 + rng.below(3);
-    for _ in 0..if s.names.is_empty() { 0 } else { 100 } {
+    let tries = if s.names.is_empty() { 0 } else { 100 };
+    for _ in 0..tries {
         let stem = stem(rng.pick_item(&s.names).as_str());
         let runs: Vec<&str> = stem
             .split(|c: char| !c.is_ascii_lowercase())

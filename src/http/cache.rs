@@ -90,6 +90,9 @@ impl ResponseCache {
     /// only its expiry moves and its body is answered: no allocation, and
     /// no body freed by another thread, under the shard's read lock.
     pub fn store(&self, key: CacheKey, rendered: &[u8]) -> Bytes {
+        if !self.enabled() {
+            return Bytes::copy_from_slice(rendered);
+        }
         if let Some(entry) = self.map.get(&key) {
             if entry.body[..] == *rendered {
                 entry.expires.store(self.expiry(), Ordering::Relaxed);
@@ -101,8 +104,13 @@ impl ResponseCache {
         body
     }
 
+    /// A zero TTL or bound turns the cache off (`--cache-max-bytes 0`).
+    fn enabled(&self) -> bool {
+        !self.ttl.is_zero() && self.max_bytes > 0
+    }
+
     pub fn insert(&self, key: CacheKey, body: Bytes) {
-        if self.ttl.is_zero() || self.max_bytes == 0 {
+        if !self.enabled() {
             return;
         }
         let cost = key.cost() + body.len() + 64;

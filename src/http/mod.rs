@@ -288,13 +288,15 @@ thread_local! {
 }
 
 /// Renders into this worker thread's reused buffer, then stores the
-/// body in `cache` (when the answer is cached). A small body is copied
-/// out into an allocation of its exact size, unless the cache already
-/// holds the same bytes (`ResponseCache::store`): a fresh `String` per
-/// request cost a 1 KiB allocation (glibc consolidates its small free
-/// chunks on every request of that size) and a shrink before the cache,
-/// whose bound counts lengths, kept it. A large body is handed over whole
-/// and the buffer starts again, so no thread keeps a large one.
+/// body in `cache` (when the answer is cached).
+/// - A small body is copied out at its exact size, rather than rendered
+///   into a fresh `String`: that cost a 1 KiB allocation a request (glibc
+///   consolidates its small free chunks on every request of that size)
+///   and a shrink before the cache, whose bound counts lengths. When the
+///   cache already holds the same bytes, `ResponseCache::store` answers
+///   those and copies nothing.
+/// - A large body is handed over whole and the buffer starts again, so no
+///   thread keeps a large one.
 fn render_body(graph: &crate::graph::Graph, key: CacheKey, cache: Option<&ResponseCache>) -> Bytes {
     RENDER_BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
