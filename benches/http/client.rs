@@ -1,6 +1,6 @@
 //! A minimal HTTP/1.1 client (std only) for the bench's setup requests:
 //! readiness, `/snapshot`, `/metrics`, the subjects and each scenario's
-//! body-size sample. The load itself is wrk's.
+//! body sizes. The load itself is wrk's.
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};

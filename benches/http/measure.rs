@@ -1,5 +1,5 @@
 //! One scenario measured: its paths written out with a wrk script, the
-//! mean body size sampled, a static-body baseline started with that size;
+//! mean body size over every path, a static-body baseline started with that size;
 //! then warm-up, closed-loop rounds alternating between the server and the
 //! baseline, and a paced run at half the server's throughput on each.
 
@@ -61,10 +61,12 @@ pub fn run_scenario(
     work: &Path,
 ) -> ScenarioResult {
     let addr = server.addr.as_str();
-    // Mean body size (and a status check) over a sample of the paths.
-    let sample = paths.len().min(if o.quick { 200 } else { 400 });
+    // Mean body size (and a status check) over every path: in a skewed
+    // scenario a sample misses the few large answers that hold most of
+    // the bytes (`tagged_as`: the first 400 of 4,000 paths averaged
+    // 23,225 B, all of them 30,866 B), and the baseline then sends less.
     let (mut bytes, mut n) = (0usize, 0usize);
-    for p in paths.iter().take(sample) {
+    for p in &paths {
         match http_get(addr, p) {
             Ok(a) if a.status == 200 => {
                 bytes += a.body.len();
