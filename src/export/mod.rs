@@ -12,6 +12,7 @@
 mod copy;
 mod ens;
 mod overrides;
+pub mod reread;
 mod sink;
 mod source;
 mod summary;
@@ -26,7 +27,9 @@ use crate::snapshot::{
     is_valid_snapshot_name, publish, sync_dir, Manifest, Table, TableEntry, WrittenTable,
     FORMAT_V1, IN_PROGRESS_PREFIX,
 };
+pub use reread::event_positions;
 use sink::TableSink;
+use source::Only;
 pub use summary::{cpu_seconds, peak_rss_bytes, SkipEntry, Skips, Summary};
 
 /// How the exported snapshot is checked before `CURRENT` moves.
@@ -311,12 +314,12 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         Some(sql) => {
             overrides::export(&client, Table::Lists, sql, &mut sink, &mut skips).await?;
             if needs_index {
-                source::lists(&client, None, &mut skips).await?
+                source::lists(&client, None, &mut skips, Only::ALL, Only::ALL).await?
             } else {
                 source::ListIndex::default()
             }
         }
-        None => source::lists(&client, Some(&mut sink), &mut skips).await?,
+        None => source::lists(&client, Some(&mut sink), &mut skips, Only::ALL, Only::ALL).await?,
     };
     written.insert(Table::Lists, sink.finish()?);
     lap(Table::Lists.name(), &mut phases);
@@ -328,16 +331,16 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
             (Some(sql), _) => overrides::export(&client, table, sql, &mut sink, &mut skips).await?,
             (None, Table::Lists) => unreachable!("lists are exported first"),
             (None, Table::PrimaryLists) => {
-                source::primary_lists(&client, &mut sink, &mut skips).await?
+                source::primary_lists(&client, &mut sink, &mut skips, Only::ALL).await?
             }
             (None, Table::ListRecords) => {
-                source::list_records(&client, &index, &mut sink, &mut skips).await?
+                source::list_records(&client, &index, &mut sink, &mut skips, Only::ALL).await?
             }
             (None, Table::ListRecordTags) => {
-                source::list_record_tags(&client, &index, &mut sink, &mut skips).await?
+                source::list_record_tags(&client, &index, &mut sink, &mut skips, Only::ALL).await?
             }
             (None, Table::ListOps) => {
-                source::list_ops(&client, &index, &mut sink, &mut skips).await?
+                source::list_ops(&client, &index, &mut sink, &mut skips, Only::ALL, None).await?
             }
             (None, Table::Ens) => ens::ens(&client, &mut sink, &mut skips).await?,
             // The indexer holds no badges: written empty, noted below.
@@ -347,6 +350,11 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         lap(table.name(), &mut phases);
     }
     drop(index);
+    // The same transaction snapshot as every table: where it stands.
+    let anchor = crate::snapshot::Anchor {
+        positions: reread::event_positions(&client).await?,
+        db_time_ms: created_at_ms,
+    };
     if query(Table::BadgeEvents).is_none() || query(Table::Badges).is_none() {
         notes.push(
             "the indexer holds no badges: badge_events and badges were written empty where no \
@@ -364,7 +372,7 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
     })?;
     drop(client);
 
-    write_manifest(&tmp.path, created_at_ms, &written)?;
+    write_manifest(&tmp.path, created_at_ms, &anchor, &written)?;
     lap("manifest", &mut phases);
     let verify_peak_rss = verify(&opts.verify, &tmp.path)?;
     lap("verify", &mut phases);
@@ -488,6 +496,7 @@ fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), String> {
 fn write_manifest(
     dir: &Path,
     created_at_ms: i64,
+    anchor: &crate::snapshot::Anchor,
     written: &BTreeMap<Table, WrittenTable>,
 ) -> Result<(), String> {
     let manifest = Manifest {
@@ -506,6 +515,7 @@ fn write_manifest(
                 )
             })
             .collect(),
+        source: Some(anchor.to_json()),
     };
     let mut text = serde_json::to_string_pretty(&manifest).expect("manifest serialises");
     text.push('\n');

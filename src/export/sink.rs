@@ -63,11 +63,30 @@ impl TableSink {
         })
     }
 
+    /// Rows kept in memory, no file: the tail's re-reads of a few
+    /// entities go through the export's mapping into one of these.
+    pub fn memory(table: Table) -> TableSink {
+        TableSink {
+            table,
+            chunk: Tables::default(),
+            rows: 0,
+            tx: None,
+            writer: None,
+            progress: None,
+        }
+    }
+
+    /// The rows of a [`TableSink::memory`] sink.
+    pub fn into_rows(self) -> Tables {
+        let mut this = self;
+        std::mem::take(&mut this.chunk)
+    }
+
     /// Call after pushing one row into `chunk`.
     #[inline]
     pub fn pushed(&mut self) -> Result<(), String> {
         self.rows += 1;
-        if self.rows.is_multiple_of(CHUNK_ROWS as u64) {
+        if self.tx.is_some() && self.rows.is_multiple_of(CHUNK_ROWS as u64) {
             self.hand_over()?;
             self.show_progress(false);
         }

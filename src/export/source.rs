@@ -33,7 +33,16 @@ pub struct ListIndex {
 }
 
 impl ListIndex {
-    fn insert(&mut self, lsl: Lsl, token_id: u64) {
+    /// Each storage location with its lists, ascending by token id.
+    pub fn iter(&self) -> impl Iterator<Item = (Lsl, Vec<u64>)> + '_ {
+        self.one.keys().map(|lsl| {
+            let mut tokens = Vec::new();
+            self.tokens(lsl, &mut tokens);
+            (*lsl, tokens)
+        })
+    }
+
+    pub(super) fn insert(&mut self, lsl: Lsl, token_id: u64) {
         match self.one.entry(lsl) {
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(token_id);
@@ -55,7 +64,7 @@ impl ListIndex {
     }
 
     /// The lists at `lsl`, ascending by token id.
-    fn tokens(&self, lsl: &Lsl, out: &mut Vec<u64>) {
+    pub(super) fn tokens(&self, lsl: &Lsl, out: &mut Vec<u64>) {
         out.clear();
         if let Some(&t) = self.one.get(lsl) {
             out.push(t);
@@ -87,6 +96,30 @@ fn lsl_at(
     })
 }
 
+/// Which rows a built-in query reads: all (the export), or only those an
+/// extra SQL predicate keeps (the tail's re-read of a few entities, through
+/// the same mapping). The predicate is built from checked values only.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Only<'a>(pub Option<&'a str>);
+
+impl Only<'_> {
+    pub const ALL: Only<'static> = Only(None);
+
+    /// ` WHERE (p)` or nothing.
+    fn where_(&self) -> String {
+        self.0.map_or(String::new(), |p| format!(" WHERE ({p})"))
+    }
+
+    /// ` AND (p)` or nothing.
+    fn and(&self) -> String {
+        self.0.map_or(String::new(), |p| format!(" AND ({p})"))
+    }
+}
+
+/// Where an op came from in `events`: what the export orders ops by
+/// (created_at in microseconds, chain, block, transaction, log).
+pub type OpKey = (i64, i64, [u64; 3]);
+
 /// Errors of the built-in queries name the source table.
 pub(super) fn in_table(table: &str) -> impl Fn(String) -> String + '_ {
     move |e| format!("{table}: {e}")
@@ -102,13 +135,20 @@ struct ListRoles {
     manager: Option<Address>,
 }
 
-async fn list_roles(client: &Client, skips: &mut Skips) -> Result<FastMap<Lsl, ListRoles>, String> {
+async fn list_roles(
+    client: &Client,
+    skips: &mut Skips,
+    only: Only<'_>,
+) -> Result<FastMap<Lsl, ListRoles>, String> {
     const TABLE: &str = "efp_list_metadata";
     let mut roles: FastMap<Lsl, ListRoles> = FastMap::default();
-    let query = "SELECT chain_id, contract_address::text, slot, \"key\"::text, value \
-                 FROM efp_list_metadata WHERE \"key\" IN ('user', 'manager')";
+    let query = format!(
+        "SELECT chain_id, contract_address::text, slot, \"key\"::text, value \
+         FROM efp_list_metadata WHERE \"key\" IN ('user', 'manager'){}",
+        only.and()
+    );
     let mut contracts = ContractCache::default();
-    copy_out(client, query, |t| {
+    copy_out(client, &query, |t| {
         let key = || {
             format!(
                 "(chain_id, contract_address, slot, key) = ({}, {}, {}, {})",
@@ -146,26 +186,33 @@ async fn list_roles(client: &Client, skips: &mut Skips) -> Result<FastMap<Lsl, L
 
 /// Exports `lists` (unless `sink` is `None`: an override writes them) and
 /// returns the storage-location index of the exported lists.
+/// `only` restricts `efp_lists`, `roles_only` the `efp_list_metadata` rows
+/// read for their user and manager.
 pub async fn lists(
     client: &Client,
     mut sink: Option<&mut TableSink>,
     skips: &mut Skips,
+    only: Only<'_>,
+    roles_only: Only<'_>,
 ) -> Result<ListIndex, String> {
     const TABLE: &str = "efp_lists";
     let roles = if sink.is_some() {
-        list_roles(client, skips).await?
+        list_roles(client, skips, roles_only).await?
     } else {
         FastMap::default()
     };
     let mut index = ListIndex::default();
     let mut last_token: Option<i64> = None;
-    let query = "SELECT token_id, owner::text, manager::text, \"user\"::text, \
-                 list_storage_location_chain_id, \
-                 list_storage_location_contract_address::text, list_storage_location_slot, \
-                 nft_chain_id, nft_contract_address::text \
-                 FROM efp_lists ORDER BY token_id, nft_chain_id, nft_contract_address";
+    let query = format!(
+        "SELECT token_id, owner::text, manager::text, \"user\"::text, \
+         list_storage_location_chain_id, \
+         list_storage_location_contract_address::text, list_storage_location_slot, \
+         nft_chain_id, nft_contract_address::text \
+         FROM efp_lists{} ORDER BY token_id, nft_chain_id, nft_contract_address",
+        only.where_()
+    );
     let mut contracts = ContractCache::default();
-    copy_out(client, query, |t| {
+    copy_out(client, &query, |t| {
         let token = int8(t.get(0), "token_id")?;
         let key = || {
             format!(
@@ -245,15 +292,19 @@ pub async fn primary_lists(
     client: &Client,
     sink: &mut TableSink,
     skips: &mut Skips,
+    only: Only<'_>,
 ) -> Result<(), String> {
     const TABLE: &str = "efp_account_metadata";
     // Newest first within each address: the first valid row wins.
-    let query = "SELECT address::text, value, chain_id, contract_address::text \
-                 FROM efp_account_metadata WHERE \"key\" = 'primary-list' \
-                 ORDER BY lower(address), updated_at DESC, chain_id, contract_address";
+    let query = format!(
+        "SELECT address::text, value, chain_id, contract_address::text \
+         FROM efp_account_metadata WHERE \"key\" = 'primary-list'{} \
+         ORDER BY lower(address), updated_at DESC, chain_id, contract_address",
+        only.and()
+    );
     let mut current: Option<Vec<u8>> = None;
     let mut done = false;
-    copy_out(client, query, |t| {
+    copy_out(client, &query, |t| {
         let raw = t.get(0).unwrap_or_default();
         if current.as_deref() != Some(&raw.to_ascii_lowercase()) {
             current = Some(raw.to_ascii_lowercase());
@@ -304,13 +355,17 @@ pub async fn list_records(
     index: &ListIndex,
     sink: &mut TableSink,
     skips: &mut Skips,
+    only: Only<'_>,
 ) -> Result<(), String> {
     const TABLE: &str = "efp_list_records";
-    let query = "SELECT chain_id, contract_address::text, slot, record_data, updated_at, record \
-                 FROM efp_list_records WHERE record_version = 1 AND record_type = 1";
+    let query = format!(
+        "SELECT chain_id, contract_address::text, slot, record_data, updated_at, record \
+         FROM efp_list_records WHERE record_version = 1 AND record_type = 1{}",
+        only.and()
+    );
     let mut tokens = Vec::with_capacity(2);
     let mut contracts = ContractCache::default();
-    copy_out(client, query, |t| {
+    copy_out(client, &query, |t| {
         let key = || {
             format!(
                 "(chain_id, contract_address, slot, record) = ({}, {}, {}, {})",
@@ -382,15 +437,19 @@ pub async fn list_record_tags(
     index: &ListIndex,
     sink: &mut TableSink,
     skips: &mut Skips,
+    only: Only<'_>,
 ) -> Result<(), String> {
     const TABLE: &str = "efp_list_record_tags";
     // textsend: the tag's bytes as stored, so a database whose encoding
     // lets invalid UTF-8 in cannot break the stream.
-    let query = "SELECT chain_id, contract_address::text, slot, record, textsend(tag), updated_at \
-                 FROM efp_list_record_tags";
+    let query = format!(
+        "SELECT chain_id, contract_address::text, slot, record, textsend(tag), updated_at \
+         FROM efp_list_record_tags{}",
+        only.where_()
+    );
     let mut tokens = Vec::with_capacity(2);
     let mut contracts = ContractCache::default();
-    copy_out(client, query, |t| {
+    copy_out(client, &query, |t| {
         let key = || {
             format!(
                 "(chain_id, contract_address, slot, record, tag) = ({}, {}, {}, {}, {})",
@@ -479,26 +538,33 @@ fn push_op(
     sink.pushed()
 }
 
+/// The ops, numbered from 1; with `keys`, each pushed op's [`OpKey`] too
+/// (the tail orders its new ops among the snapshot's by it).
 pub async fn list_ops(
     client: &Client,
     index: &ListIndex,
     sink: &mut TableSink,
     skips: &mut Skips,
+    only: Only<'_>,
+    mut keys: Option<&mut Vec<OpKey>>,
 ) -> Result<(), String> {
     const TABLE: &str = "events";
     // Output columns must not shadow the NUMERIC sort keys: ORDER BY a
     // name prefers the output column, whose text order puts 10 before 9.
-    let query = "SELECT chain_id, contract_address::text, event_args->>'slot', \
-                 event_args->>'op', created_at, block_number, \
-                 transaction_index::text AS transaction_index_text, \
-                 log_index::text AS log_index_text \
-                 FROM events WHERE event_name = 'ListOp' \
-                 ORDER BY created_at, chain_id, block_number, transaction_index, log_index";
+    let query = format!(
+        "SELECT chain_id, contract_address::text, event_args->>'slot', \
+         event_args->>'op', created_at, block_number, \
+         transaction_index::text AS transaction_index_text, \
+         log_index::text AS log_index_text \
+         FROM events WHERE event_name = 'ListOp'{} \
+         ORDER BY created_at, chain_id, block_number, transaction_index, log_index",
+        only.and()
+    );
     let mut tokens = Vec::with_capacity(2);
     let mut seq = 0u64;
     let mut contracts = ContractCache::default();
     let mut bytes: Vec<u8> = Vec::with_capacity(64);
-    copy_out(client, query, |t| {
+    copy_out(client, &query, |t| {
         let key = || {
             format!(
                 "(chain_id, block_number, transaction_index, log_index) = ({}, {}, {}, {})",
@@ -545,6 +611,13 @@ pub async fn list_ops(
             skips.add(TABLE, "created_at is NULL", key);
             return Ok(());
         };
+        if let Some(keys) = keys.as_deref_mut() {
+            let at = int8(t.get(4), "created_at")?.unwrap_or_default();
+            let block = int8(t.get(5), "block_number")?.unwrap_or_default();
+            let text = |i: usize| std::str::from_utf8(t.get(i).unwrap_or_default()).unwrap_or("");
+            let position = super::reread::position_of(block, text(6), text(7)).unwrap_or_default();
+            keys.extend(tokens.iter().map(|_| (at, chain_id, position)));
+        }
         // Almost always one list: the op is moved into the last row.
         let (&last, rest) = tokens.split_last().expect("tokens is not empty");
         for &token_id in rest {

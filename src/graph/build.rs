@@ -88,6 +88,10 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     let mut timer = PhaseTimer::start();
     let (manifest, created_at_ms) = checked_manifest(src)?;
     let entries = manifest_entries(&manifest);
+    let anchor = manifest
+        .source
+        .as_ref()
+        .map(|s| crate::snapshot::Anchor::from_json(s).expect("checked_manifest checked it"));
     let table_counts = TableCounts::from_fn(|t| entries[t.index()].rows);
     let [_, _, records_e, tags_e, ops_e, ens_e, ..] = entries[..] else {
         unreachable!("one entry per table");
@@ -219,6 +223,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         name,
         created_at_ms,
         created_at: crate::time::format_iso_ms(created_at_ms),
+        anchor,
         table_counts,
         accounts,
         names,

@@ -120,6 +120,9 @@ pub struct Graph {
     pub created_at_ms: i64,
     /// `created_at` in the API's canonical form.
     pub created_at: String,
+    /// Where the snapshot stands in the indexer's event log, when its
+    /// manifest says (the tail starts there).
+    pub anchor: Option<crate::snapshot::Anchor>,
     pub table_counts: TableCounts,
     accounts: accounts::Accounts,
     names: accounts::NameIndex,

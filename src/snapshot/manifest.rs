@@ -29,6 +29,67 @@ pub struct Manifest {
     pub format: String,
     pub created_at: String,
     pub tables: BTreeMap<String, TableEntry>,
+    /// Where the snapshot stands in the indexer's event log (written by
+    /// `followgraph export`; absent in generated snapshots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceJson>,
+}
+
+/// `source` as `manifest.json` spells it: chain ids as decimal keys,
+/// positions as `[block, transaction_index, log_index]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceJson {
+    pub positions: BTreeMap<String, [u64; 3]>,
+    pub db_time: String,
+}
+
+/// An event's position within its chain: (block, transaction, log).
+pub type Position = [u64; 3];
+
+/// The anchor a tail starts from (docs/live.md): the greatest position of
+/// each chain the export's transaction saw, and that transaction's time.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Anchor {
+    pub positions: BTreeMap<i64, Position>,
+    pub db_time_ms: i64,
+}
+
+impl Anchor {
+    /// The manifest form.
+    pub fn to_json(&self) -> SourceJson {
+        SourceJson {
+            positions: self
+                .positions
+                .iter()
+                .map(|(chain, p)| (chain.to_string(), *p))
+                .collect(),
+            db_time: crate::time::format_iso_ms(self.db_time_ms),
+        }
+    }
+
+    /// The checked form of a manifest's `source`; `Err` says what is wrong.
+    pub fn from_json(json: &SourceJson) -> Result<Anchor, String> {
+        let mut positions = BTreeMap::new();
+        for (chain, p) in &json.positions {
+            let id = chain
+                .parse::<i64>()
+                .ok()
+                .filter(|id| id.to_string() == *chain)
+                .ok_or_else(|| format!("source.positions key {chain:?} is not a chain id"))?;
+            positions.insert(id, *p);
+        }
+        let db_time_ms = crate::time::parse_iso_ms(&json.db_time).ok_or_else(|| {
+            format!(
+                "source.db_time {:?} is not an ISO 8601 UTC time",
+                json.db_time
+            )
+        })?;
+        Ok(Anchor {
+            positions,
+            db_time_ms,
+        })
+    }
 }
 
 fn manifest_error(reason: String) -> SnapshotError {
@@ -45,6 +106,9 @@ pub(crate) fn checked_manifest(src: &dyn SnapshotFiles) -> Result<(Manifest, i64
             manifest.created_at
         ))
     })?;
+    if let Some(source) = &manifest.source {
+        Anchor::from_json(source).map_err(manifest_error)?;
+    }
     for table in Table::ALL {
         let entry = manifest_entry(&manifest, table.name())?;
         if !is_plain_file_name(&entry.file) {

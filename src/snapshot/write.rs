@@ -96,6 +96,7 @@ pub fn write_manifest(
         format: FORMAT_V1.to_owned(),
         created_at: crate::time::format_iso_ms(created_at_ms),
         tables: entries,
+        source: None,
     };
     let mut text = serde_json::to_string_pretty(&manifest).map_err(std::io::Error::other)?;
     text.push('\n');
@@ -137,6 +138,7 @@ pub fn memory_files(created_at_ms: i64, tables: &Tables) -> std::io::Result<Memo
         format: FORMAT_V1.to_owned(),
         created_at: crate::time::format_iso_ms(created_at_ms),
         tables: entries,
+        source: None,
     };
     let text = serde_json::to_vec(&manifest).map_err(std::io::Error::other)?;
     files.insert("manifest.json".to_owned(), bytes::Bytes::from(text));

@@ -201,3 +201,65 @@ fn resolve_current_naming_a_missing_dir() {
     let e = resolve_snapshot_dir(root).unwrap_err();
     assert!(e.reason.contains("not a valid snapshot name"), "{e}");
 }
+
+#[test]
+fn a_source_anchor_loads_and_a_malformed_one_is_rejected() {
+    let (_tmp, dir) = sample_dir();
+    edit_manifest(&dir, |m| {
+        m["source"] = serde_json::json!({
+            "positions": {"8453": [24012345, 17, 3], "10": [130000000, 2, 0]},
+            "db_time": "2026-11-20T12:00:00.000Z"
+        })
+    });
+    let graph = crate::graph::Graph::load_path(&dir).expect("an anchored snapshot loads");
+    let anchor = graph.anchor.expect("anchor");
+    assert_eq!(anchor.positions[&8453], [24012345, 17, 3]);
+    assert_eq!(anchor.positions[&10], [130000000, 2, 0]);
+    assert_eq!(
+        crate::time::format_iso_ms(anchor.db_time_ms),
+        "2026-11-20T12:00:00.000Z"
+    );
+    assert_eq!(
+        serde_json::to_value(anchor.to_json()).unwrap(),
+        serde_json::json!({
+            "positions": {"10": [130000000, 2, 0], "8453": [24012345, 17, 3]},
+            "db_time": "2026-11-20T12:00:00.000Z"
+        })
+    );
+    let bad = [
+        (
+            serde_json::json!({"positions": {"x": [1, 2, 3]}, "db_time": "2026-11-20T12:00:00.000Z"}),
+            "chain id",
+        ),
+        (
+            serde_json::json!({"positions": {"08453": [1, 2, 3]}, "db_time": "2026-11-20T12:00:00.000Z"}),
+            "chain id",
+        ),
+        (
+            serde_json::json!({"positions": {"1": [1, 2]}, "db_time": "2026-11-20T12:00:00.000Z"}),
+            "malformed manifest",
+        ),
+        (
+            serde_json::json!({"positions": {"1": [1, -2, 3]}, "db_time": "2026-11-20T12:00:00.000Z"}),
+            "malformed manifest",
+        ),
+        (
+            serde_json::json!({"positions": {}, "db_time": "yesterday"}),
+            "db_time",
+        ),
+        (serde_json::json!({"positions": {}}), "malformed manifest"),
+        (serde_json::json!([1]), "malformed manifest"),
+    ];
+    for (source, reason) in bad {
+        edit_manifest(&dir, |m| m["source"] = source.clone());
+        assert_err(&read_err(&dir), "manifest.json", None, &[reason]);
+        assert!(crate::graph::Graph::load_path(&dir).is_err(), "{source}");
+    }
+}
+
+#[test]
+fn a_snapshot_without_source_has_no_anchor() {
+    let (_tmp, dir) = sample_dir();
+    let graph = crate::graph::Graph::load_path(&dir).expect("loads");
+    assert!(graph.anchor.is_none());
+}

@@ -366,3 +366,37 @@ fn records_of_another_version_or_type_and_their_tags_are_neither_exported_nor_co
         );
     }
 }
+
+/// The manifest's `source`: the greatest position of each chain (NUMERIC
+/// indexes compared as numbers, not text) and the transaction's time,
+/// which is also `created_at`; no events, no positions.
+#[test]
+fn the_manifest_records_where_the_export_stands_in_the_event_log() {
+    let pg = Postgres::start();
+    indexer(&pg);
+    let source = |root: &std::path::Path| {
+        let dir = root.join(super::current(root).expect("CURRENT"));
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(m["source"]["db_time"], m["created_at"], "{m}");
+        m["source"]["positions"].clone()
+    };
+    let empty = tempfile::tempdir().unwrap();
+    export_ok(&pg.url(), empty.path(), &[]);
+    assert_eq!(source(empty.path()), serde_json::json!({}));
+
+    pg.execute(&format!(
+        "{EVENTS} \
+         (8453, 100, 9, 3, '{LR}', 'Other', '{{}}', now()), \
+         (8453, 100, 10, 0, '{LR}', 'Other', '{{}}', now()), \
+         (8453, 99, 50, 7, '{LR}', 'Other', '{{}}', now()), \
+         (10, 7, 0, 12, '{LR}', 'Other', '{{}}', now()), \
+         (10, 7, 0, 9, '{LR}', 'Other', '{{}}', now())"
+    ));
+    let root = tempfile::tempdir().unwrap();
+    export_ok(&pg.url(), root.path(), &[]);
+    assert_eq!(
+        source(root.path()),
+        serde_json::json!({"10": [7, 0, 12], "8453": [100, 10, 0]})
+    );
+}

@@ -1,0 +1,442 @@
+//! The tail's database side (docs/live.md): the events committed since a
+//! position, what each touches, and those entities re-read whole through
+//! the export's own mapping (`source.rs`, restricted by [`Only`]
+//! predicates), all inside the caller's `REPEATABLE READ, READ ONLY`
+//! transaction. Nothing here holds state between polls.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tokio_postgres::Client;
+
+use super::sink::TableSink;
+use super::source::{self, ListIndex, Only};
+pub use super::source::{Lsl, OpKey};
+use super::values::{address, hex_fixed};
+use super::Skips;
+use crate::snapshot::{
+    format_address, Address, ListRow, OpRow, Position, RecordRow, Table, TagRow,
+};
+
+/// The greatest event position of each chain in `events` that the
+/// transaction sees: a loose index scan over the key (one index probe per
+/// chain, whatever the table's size).
+pub async fn event_positions(
+    client: &Client,
+) -> Result<std::collections::BTreeMap<i64, crate::snapshot::Position>, String> {
+    let query = "WITH RECURSIVE chains AS ( \
+                   (SELECT chain_id FROM events ORDER BY chain_id LIMIT 1) \
+                   UNION ALL \
+                   SELECT (SELECT e.chain_id FROM events e WHERE e.chain_id > c.chain_id \
+                           ORDER BY e.chain_id LIMIT 1) \
+                   FROM chains c WHERE c.chain_id IS NOT NULL) \
+                 SELECT c.chain_id, l.block_number, l.transaction_index::text, l.log_index::text \
+                 FROM chains c CROSS JOIN LATERAL ( \
+                   SELECT block_number, transaction_index, log_index FROM events e \
+                   WHERE e.chain_id = c.chain_id \
+                   ORDER BY block_number DESC, transaction_index DESC, log_index DESC LIMIT 1) l \
+                 WHERE c.chain_id IS NOT NULL";
+    let rows = client.query(query, &[]).await.map_err(|e| {
+        format!(
+            "events: cannot read the positions: {}",
+            crate::pg::describe(&e)
+        )
+    })?;
+    let mut positions = std::collections::BTreeMap::new();
+    for row in rows {
+        let chain: i64 = row.get(0);
+        let block: i64 = row.get(1);
+        let tx: String = row.get(2);
+        let log: String = row.get(3);
+        let position = position_of(block, &tx, &log).ok_or_else(|| {
+            format!(
+                "events: the last event of chain {chain} is at ({block}, {tx}, {log}), \
+                 not a position of non-negative integers"
+            )
+        })?;
+        positions.insert(chain, position);
+    }
+    Ok(positions)
+}
+
+/// (block, transaction_index, log_index) as read; `None` unless all are
+/// non-negative integers.
+pub fn position_of(block: i64, tx: &str, log: &str) -> Option<crate::snapshot::Position> {
+    Some([
+        u64::try_from(block).ok()?,
+        tx.parse().ok()?,
+        log.parse().ok()?,
+    ])
+}
+
+/// One new event of `events`, as far as the tail needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub chain_id: i64,
+    pub position: Position,
+    pub touches: Touch,
+}
+
+/// What an event touches (docs/live.md, "The tail", step 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Touch {
+    /// `ListOp`: a storage location, and its op is new.
+    Op(Lsl),
+    /// `UpdateListMetadata`: a storage location.
+    Location(Lsl),
+    /// `Transfer`, `UpdateListStorageLocation`: a list, whose ops are read
+    /// again at its (maybe new) storage location.
+    List(u64),
+    /// `UpdateAccountMetadata`: an account's primary list.
+    Account(Address),
+    /// Any other event, or one whose arguments do not parse.
+    Nothing,
+}
+
+/// The events of `chain_id` from block `from_block` on, in position order.
+pub async fn events_since(
+    client: &Client,
+    chain_id: i64,
+    from_block: u64,
+) -> Result<Vec<Event>, String> {
+    let rows = client
+        .query(
+            "SELECT block_number, transaction_index::text, log_index::text, event_name::text, \
+             contract_address::text, event_args->>'slot', event_args->>'tokenId', \
+             event_args->>'addr' \
+             FROM events WHERE chain_id = $1 AND block_number >= $2 \
+             ORDER BY block_number, transaction_index, log_index",
+            &[&chain_id, &(from_block.min(i64::MAX as u64) as i64)],
+        )
+        .await
+        .map_err(|e| format!("events: {}", crate::pg::describe(&e)))?;
+    let mut events = Vec::with_capacity(rows.len());
+    for row in rows {
+        let block: i64 = row.get(0);
+        let (tx, log): (String, String) = (row.get(1), row.get(2));
+        let Some(position) = position_of(block, &tx, &log) else {
+            continue;
+        };
+        let name: String = row.get(3);
+        let contract: Option<String> = row.get(4);
+        let text = |i: usize| row.get::<_, Option<String>>(i);
+        let lsl = || {
+            let contract = address(contract.as_deref())?;
+            let slot = hex_fixed::<32>(text(5)?.as_bytes())?;
+            Some(Lsl {
+                chain_id,
+                contract,
+                slot,
+            })
+        };
+        let touches = match name.as_str() {
+            "ListOp" => lsl().map_or(Touch::Nothing, Touch::Op),
+            "UpdateListMetadata" => lsl().map_or(Touch::Nothing, Touch::Location),
+            "Transfer" | "UpdateListStorageLocation" => text(6)
+                .as_deref()
+                .and_then(token_id)
+                .map_or(Touch::Nothing, Touch::List),
+            "UpdateAccountMetadata" => address(text(7).as_deref())
+                .or_else(|| text(7).and_then(|a| address(Some(&a.to_ascii_lowercase()))))
+                .map_or(Touch::Nothing, Touch::Account),
+            _ => Touch::Nothing,
+        };
+        events.push(Event {
+            chain_id,
+            position,
+            touches,
+        });
+    }
+    Ok(events)
+}
+
+/// A uint256 token id as the indexer writes it (`0x` + 64 hex digits) or
+/// as decimal text (what older servers' triggers leave); ids outside
+/// 1..2^63-1 name no exportable list.
+pub fn token_id(text: &str) -> Option<u64> {
+    let n = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => {
+            let digits = hex.trim_start_matches('0');
+            if hex.is_empty() || digits.len() > 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            u64::from_str_radix(if digits.is_empty() { "0" } else { digits }, 16).ok()?
+        }
+        None => text.parse::<u64>().ok()?,
+    };
+    (1..=i64::MAX as u64).contains(&n).then_some(n)
+}
+
+/// What a poll re-reads: the entities its new events touched.
+#[derive(Debug, Default)]
+pub struct Touched {
+    pub locations: BTreeSet<(i64, Address, [u8; 32])>,
+    pub lists: BTreeSet<u64>,
+    /// Lists whose ops are read again whole (a storage location set or
+    /// moved, a mint, or an op the base may already hold).
+    pub rescan: BTreeSet<u64>,
+    pub accounts: BTreeSet<Address>,
+    /// New `ListOp` events to add as ops: (chain, position).
+    pub ops: Vec<(i64, Position)>,
+    /// Storage locations of ops the base may already hold: their lists'
+    /// ops are read again whole instead.
+    pub rescan_locations: BTreeSet<(i64, Address, [u8; 32])>,
+}
+
+impl Touched {
+    pub fn is_empty(&self) -> bool {
+        self.locations.is_empty() && self.lists.is_empty() && self.accounts.is_empty()
+    }
+}
+
+/// One list as the export maps it now: its row (`None`: the mapping
+/// exports no such list), records and tags at its storage location.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListState {
+    pub row: Option<ListRow>,
+    pub records: Vec<RecordRow>,
+    pub tags: Vec<TagRow>,
+}
+
+/// The touched entities re-read.
+#[derive(Debug, Default)]
+pub struct Reread {
+    pub lists: BTreeMap<u64, ListState>,
+    /// Each touched account's primary list now (`None`: none valid).
+    pub primary: BTreeMap<Address, Option<u64>>,
+    /// New ops, each with its key.
+    pub ops: Vec<(OpRow, OpKey)>,
+    /// Lists whose ops were read again whole.
+    pub rescanned: BTreeMap<u64, Vec<(OpRow, OpKey)>>,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SQL pairs `(chain, slot)` for storage locations, matching a slot
+/// stored as raw bytes or as the ASCII of its `0x` hex.
+fn slot_pairs(locations: &BTreeSet<(i64, Address, [u8; 32])>) -> String {
+    let mut pairs = Vec::with_capacity(locations.len() * 2);
+    for (chain, _, slot) in locations {
+        let text = format!("0x{}", hex(slot));
+        pairs.push(format!("({chain}, '\\x{}'::bytea)", hex(slot)));
+        pairs.push(format!("({chain}, '\\x{}'::bytea)", hex(text.as_bytes())));
+    }
+    pairs.join(", ")
+}
+
+fn list_of<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn tokens_at(index: &ListIndex, location: &(i64, Address, [u8; 32])) -> Vec<u64> {
+    let mut out = Vec::new();
+    index.tokens(
+        &Lsl {
+            chain_id: location.0,
+            contract: location.1,
+            slot: location.2,
+        },
+        &mut out,
+    );
+    out
+}
+
+/// Re-reads every entity `touched` names, whole, with the export's
+/// mapping; skipped rows are counted in `skips` as the export counts them.
+pub async fn reread(
+    client: &Client,
+    touched: &Touched,
+    skips: &mut Skips,
+) -> Result<Reread, String> {
+    let mut out = Reread::default();
+    // 1. The lists: those named, and every list at a touched location;
+    // their own locations join the touched ones.
+    let mut locations = touched.locations.clone();
+    let mut tokens = touched.lists.clone();
+    let by_token = |tokens: &BTreeSet<u64>| format!("token_id IN ({})", list_of(tokens));
+    let by_location = |l: &BTreeSet<_>| {
+        format!(
+            "(list_storage_location_chain_id, list_storage_location_slot) IN ({})",
+            slot_pairs(l)
+        )
+    };
+    let lists_where =
+        |tokens: &BTreeSet<u64>, l: &BTreeSet<_>| match (tokens.is_empty(), l.is_empty()) {
+            (true, true) => None,
+            (false, true) => Some(by_token(tokens)),
+            (true, false) => Some(by_location(l)),
+            (false, false) => Some(format!("{} OR {}", by_token(tokens), by_location(l))),
+        };
+    let Some(first) = lists_where(&tokens, &locations) else {
+        return primary_lists(client, touched, skips, out).await;
+    };
+    let mut ignored = Skips::default();
+    let index = source::lists(client, None, &mut ignored, Only(Some(&first)), Only::ALL).await?;
+    for (lsl, at) in index.iter() {
+        locations.insert((lsl.chain_id, lsl.contract, lsl.slot));
+        tokens.extend(at);
+    }
+    let lists_sql = lists_where(&tokens, &locations).expect("not empty");
+    let roles_sql = (!locations.is_empty())
+        .then(|| format!("(chain_id, slot) IN ({})", slot_pairs(&locations)));
+    let mut sink = TableSink::memory(Table::Lists);
+    let index = source::lists(
+        client,
+        Some(&mut sink),
+        skips,
+        Only(Some(&lists_sql)),
+        Only(Some(roles_sql.as_deref().unwrap_or("FALSE"))),
+    )
+    .await?;
+    for &token in &tokens {
+        out.lists.insert(token, ListState::default());
+    }
+    for row in sink.into_rows().lists {
+        let token = row.token_id;
+        out.lists.entry(token).or_default().row = Some(row);
+    }
+
+    // 2. Records and tags at those locations, for the lists there.
+    if let Some(at) = roles_sql.as_deref() {
+        let mut sink = TableSink::memory(Table::ListRecords);
+        source::list_records(client, &index, &mut sink, skips, Only(Some(at))).await?;
+        for row in sink.into_rows().list_records {
+            if let Some(list) = out.lists.get_mut(&row.token_id) {
+                list.records.push(row);
+            }
+        }
+        let mut sink = TableSink::memory(Table::ListRecordTags);
+        source::list_record_tags(client, &index, &mut sink, skips, Only(Some(at))).await?;
+        for row in sink.into_rows().list_record_tags {
+            if let Some(list) = out.lists.get_mut(&row.token_id) {
+                list.tags.push(row);
+            }
+        }
+    }
+
+    // 3. The new ops, for the lists at their locations now.
+    if !touched.ops.is_empty() {
+        let keys = touched
+            .ops
+            .iter()
+            .map(|(chain, [b, t, l])| format!("({chain}, {b}, {t}, {l})"));
+        let at = format!(
+            "(chain_id, block_number, transaction_index, log_index) IN ({})",
+            list_of(keys)
+        );
+        out.ops = ops(client, &index, skips, &at).await?;
+    }
+    // 4. Whole op histories: lists set to or moved to a location, minted,
+    // or at a location whose new op the base may already hold.
+    let mut rescan: BTreeSet<u64> = touched.rescan.clone();
+    for location in &touched.rescan_locations {
+        rescan.extend(tokens_at(&index, location));
+    }
+    let mut only = ListIndex::default();
+    let mut slots = BTreeSet::new();
+    for (lsl, at) in index.iter() {
+        for token in at.into_iter().filter(|t| rescan.contains(t)) {
+            only.insert(lsl, token);
+            slots.insert(format!("({}, '0x{}')", lsl.chain_id, hex(&lsl.slot)));
+        }
+    }
+    for &token in &rescan {
+        out.rescanned.insert(token, Vec::new());
+    }
+    if !slots.is_empty() {
+        let at = format!(
+            "(chain_id, lower(event_args->>'slot')) IN ({})",
+            list_of(slots)
+        );
+        for (row, key) in ops(client, &only, &mut Skips::default(), &at).await? {
+            out.rescanned
+                .entry(row.token_id)
+                .or_default()
+                .push((row, key));
+        }
+    }
+    // New ops of rescanned lists are in their histories already.
+    out.ops
+        .retain(|(row, _)| !out.rescanned.contains_key(&row.token_id));
+    primary_lists(client, touched, skips, out).await
+}
+
+async fn ops(
+    client: &Client,
+    index: &ListIndex,
+    skips: &mut Skips,
+    at: &str,
+) -> Result<Vec<(OpRow, OpKey)>, String> {
+    let mut sink = TableSink::memory(Table::ListOps);
+    let mut keys = Vec::new();
+    source::list_ops(
+        client,
+        index,
+        &mut sink,
+        skips,
+        Only(Some(at)),
+        Some(&mut keys),
+    )
+    .await?;
+    Ok(sink.into_rows().list_ops.into_iter().zip(keys).collect())
+}
+
+async fn primary_lists(
+    client: &Client,
+    touched: &Touched,
+    skips: &mut Skips,
+    mut out: Reread,
+) -> Result<Reread, String> {
+    if touched.accounts.is_empty() {
+        return Ok(out);
+    }
+    let at = format!(
+        "lower(address) IN ({})",
+        list_of(
+            touched
+                .accounts
+                .iter()
+                .map(|a| format!("'{}'", format_address(a)))
+        )
+    );
+    let mut sink = TableSink::memory(Table::PrimaryLists);
+    source::primary_lists(client, &mut sink, skips, Only(Some(&at))).await?;
+    for a in &touched.accounts {
+        out.primary.insert(*a, None);
+    }
+    for row in sink.into_rows().primary_lists {
+        out.primary.insert(row.address, Some(row.token_id));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_ids_in_hex_and_decimal() {
+        assert_eq!(token_id(&format!("0x{:064x}", 42)), Some(42));
+        assert_eq!(token_id("42"), Some(42));
+        assert_eq!(token_id(&format!("0x{:064x}", 0)), None);
+        assert_eq!(token_id("0"), None);
+        assert_eq!(token_id(&format!("0x1{}", "0".repeat(63))), None);
+        assert_eq!(token_id("9223372036854775808"), None);
+        assert_eq!(token_id("0x"), None);
+        assert_eq!(token_id("-1"), None);
+    }
+
+    #[test]
+    fn slots_match_both_encodings() {
+        let mut l = BTreeSet::new();
+        l.insert((8453, [0u8; 20], [0xab; 32]));
+        let sql = slot_pairs(&l);
+        assert!(sql.contains(&format!("(8453, '\\x{}'::bytea)", "ab".repeat(32))));
+        assert!(sql.contains(&hex(format!("0x{}", "ab".repeat(32)).as_bytes())));
+    }
+}
