@@ -85,6 +85,26 @@ pub struct ServeConfig {
     /// first load, with nothing to serve yet, uses every core.
     #[arg(long, env = "FOLLOWGRAPH_LOAD_THREADS", default_value_t = 0)]
     pub load_threads: usize,
+    /// The indexer's database, to follow between snapshots (docs/live.md;
+    /// a read-only role). Also `DATABASE_URL`. The password is never
+    /// printed.
+    #[arg(long, env = "FOLLOWGRAPH_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Milliseconds between the starts of two polls of the database.
+    #[arg(long, env = "FOLLOWGRAPH_TAIL_INTERVAL", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub tail_interval: u64,
+    /// Blocks per chain read again behind the tail's position (events the
+    /// indexer inserts late).
+    #[arg(long, env = "FOLLOWGRAPH_TAIL_LOOKBACK", default_value_t = 256)]
+    pub tail_lookback: u64,
+    /// Seconds after a changing poll until its entities are compacted into
+    /// a new base (0: after every changing poll).
+    #[arg(long, env = "FOLLOWGRAPH_COMPACT_INTERVAL", default_value_t = 60)]
+    pub compact_interval: u64,
+    /// Milliseconds a `cache=fresh` request waits at most for a poll that
+    /// started after it arrived.
+    #[arg(long, env = "FOLLOWGRAPH_FRESH_WAIT", default_value_t = 2000)]
+    pub fresh_wait: u64,
     /// Benchmark baseline: answer every endpoint (after routing and the
     /// method check, before parameters) with a fixed body of this many
     /// bytes, and load no snapshot. 0 = off.
@@ -124,6 +144,26 @@ impl Default for ServeConfig {
 }
 
 impl ServeConfig {
+    /// `--database-url`, else `FOLLOWGRAPH_DATABASE_URL`, else `DATABASE_URL`.
+    pub fn database_url(&self) -> Option<String> {
+        self.database_url
+            .clone()
+            .or_else(|| std::env::var("DATABASE_URL").ok())
+            .filter(|url| !url.is_empty())
+    }
+
+    /// The tail's options, when a database is given.
+    pub fn tail_options(&self) -> Option<crate::tail::TailOptions> {
+        Some(crate::tail::TailOptions {
+            database_url: self.database_url()?,
+            interval: std::time::Duration::from_millis(self.tail_interval),
+            lookback: self.tail_lookback,
+            compact_interval: std::time::Duration::from_secs(self.compact_interval),
+            fresh_wait: std::time::Duration::from_millis(self.fresh_wait),
+            statement_timeout: std::time::Duration::from_secs(30),
+        })
+    }
+
     fn parse_from_args(args: &[&str]) -> Self {
         #[derive(Parser)]
         struct Wrapper {

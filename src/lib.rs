@@ -22,4 +22,5 @@ pub mod pg;
 pub mod rng;
 pub mod snapshot;
 pub mod store;
+pub mod tail;
 pub mod time;

@@ -47,11 +47,45 @@ pub enum SnapshotSource {
     S3(Arc<crate::store::S3Root>),
 }
 
+/// Where one loaded snapshot's files are: what a compaction reads the
+/// base's rows from.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    Dir(std::path::PathBuf),
+    S3 {
+        root: Arc<crate::store::S3Root>,
+        name: String,
+    },
+}
+
+impl Origin {
+    /// The snapshot's rows, read and validated again.
+    pub fn read_rows(&self) -> Result<crate::snapshot::Tables, SnapshotError> {
+        match self {
+            Origin::Dir(dir) => crate::snapshot::read_snapshot(dir).map(|s| s.tables),
+            Origin::S3 { root, name } => {
+                let files = root.fetch(name)?;
+                crate::snapshot::read_snapshot_from(
+                    &files,
+                    name.clone(),
+                    std::path::PathBuf::from(format!("{}/{name}", root.url())),
+                )
+                .map(|s| s.tables)
+            }
+        }
+    }
+}
+
 impl SnapshotSource {
     /// Reads, validates and indexes the snapshot the source points at now.
-    fn load(&self) -> Result<Graph, SnapshotError> {
+    fn load(&self) -> Result<(Graph, Origin), SnapshotError> {
         match self {
-            SnapshotSource::Path(path) => Graph::load_path(path),
+            SnapshotSource::Path(path) => {
+                let dir = crate::snapshot::resolve_snapshot_dir(path)?;
+                let name = crate::snapshot::snapshot_name(&dir);
+                let graph = Graph::load(&crate::snapshot::DirFiles(&dir), name, dir.clone())?;
+                Ok((graph, Origin::Dir(dir)))
+            }
             SnapshotSource::S3(root) => {
                 let name = root.current_name().map_err(|e| {
                     SnapshotError::new(
@@ -61,11 +95,18 @@ impl SnapshotSource {
                     )
                 })?;
                 let files = root.fetch(&name)?;
-                Graph::load(
+                let graph = Graph::load(
                     &files,
                     name.clone(),
                     std::path::PathBuf::from(format!("{}/{name}", root.url())),
-                )
+                )?;
+                Ok((
+                    graph,
+                    Origin::S3 {
+                        root: root.clone(),
+                        name,
+                    },
+                ))
             }
         }
     }
@@ -90,9 +131,9 @@ impl SnapshotSource {
 
 /// Reads, validates and indexes the snapshot `source` points at on the
 /// current rayon pool.
-pub fn build(source: &SnapshotSource) -> Result<(Graph, Duration), SnapshotError> {
+pub fn build(source: &SnapshotSource) -> Result<(Graph, Origin, Duration), SnapshotError> {
     let started = Instant::now();
-    let graph = crate::allocator::while_loading(|| source.load())?;
+    let (graph, origin) = crate::allocator::while_loading(|| source.load())?;
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
         "snapshot read and indexed"
@@ -102,7 +143,7 @@ pub fn build(source: &SnapshotSource) -> Result<(Graph, Duration), SnapshotError
             tracing::debug!(part, mib = bytes >> 20, "graph memory");
         }
     }
-    Ok((graph, started.elapsed()))
+    Ok((graph, origin, started.elapsed()))
 }
 
 impl Live {
@@ -152,7 +193,7 @@ impl Live {
 /// gigabytes takes long enough that the request which happened to hold the
 /// last reference would stall. Requests in flight finish within
 /// milliseconds; wait for them to let go first.
-fn retire(old: Option<Arc<Served>>) {
+pub fn retire(old: Option<Arc<Served>>) {
     let Some(old) = old else { return };
     let deadline = Instant::now() + Duration::from_secs(60);
     while Arc::strong_count(&old) > 1 && Instant::now() < deadline {
@@ -228,6 +269,10 @@ pub struct ReloadOptions {
     pub delay: Duration,
 }
 
+/// Takes a loaded snapshot instead of publishing it (the tail replays the
+/// log onto it first).
+pub type HandOff = Arc<dyn Fn(Graph, Origin, Duration) + Send + Sync>;
+
 impl Reloader {
     /// Starts the reload thread and queues the first load. `on_swap` runs
     /// after each successful swap (the HTTP layer drops its cache there);
@@ -236,6 +281,7 @@ impl Reloader {
         root: SnapshotSource,
         live: Arc<Live>,
         options: ReloadOptions,
+        hand_off: Option<HandOff>,
         on_swap: impl Fn(u64) + Send + 'static,
         on_first_failure: impl FnOnce(&SnapshotError) + Send + 'static,
     ) -> std::io::Result<Reloader> {
@@ -296,7 +342,12 @@ impl Reloader {
                     ))
                 });
                 match built {
-                    Ok((graph, took)) => {
+                    Ok((graph, origin, took)) => {
+                        if let Some(hand_off) = &hand_off {
+                            tracing::info!(snapshot = %graph.name, load_ms = took.as_millis() as u64, ?trigger, "snapshot loaded; handed to the tail");
+                            hand_off(graph, origin, took);
+                            continue;
+                        }
                         let (name, accounts, records, ops) = (
                             graph.name.clone(),
                             graph.account_count(),

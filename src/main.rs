@@ -51,7 +51,19 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         None => SnapshotSource::Path(snapshot_path(&config)),
     };
     let live = Arc::new(Live::default());
-    let state = Arc::new(AppState::new(live.clone(), &config));
+    let mut app = AppState::new(live.clone(), &config);
+    if let Some(options) = config.tail_options() {
+        tracing::info!(
+            database = %followgraph::pg::redact_url(&options.database_url),
+            "following the indexer's database between snapshots"
+        );
+        let cache = app.cache.clone();
+        app.tail = Some(
+            followgraph::tail::Tail::start(options, live.clone(), move |_| cache.clear())
+                .map_err(|e| format!("cannot start the tail: {e}"))?,
+        );
+    }
+    let state = Arc::new(app);
     let limits = http::ConnectionLimits::from_config(&config);
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if config.worker_threads > 0 {
@@ -87,6 +99,14 @@ fn serve(config: ServeConfig) -> Result<(), String> {
             http::serve(state, listener, limits, shutdown_signal()).await;
             return Ok(());
         }
+        // With a database, the tail takes every loaded snapshot and is
+        // the one that swaps (docs/live.md).
+        let hand_off: Option<followgraph::live::HandOff> = match state.tail.clone() {
+            Some(tail) => Some(Arc::new(move |graph, origin, took| {
+                tail.hand_off(graph, origin, took)
+            })),
+            None => None,
+        };
         // The first load runs in the background: /health answers and
         // /ready says 503 meanwhile; a first snapshot that fails to load
         // ends the process.
@@ -95,6 +115,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
                 root,
                 live,
                 options,
+                hand_off,
                 move |_| cache_owner.cache.clear(),
                 |e| {
                     eprintln!("followgraph: cannot load snapshot: {e}");

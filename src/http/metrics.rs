@@ -250,6 +250,65 @@ impl Metrics {
     }
 }
 
+/// The tail's metrics (docs/live.md, "Faults").
+pub fn render_tail(tail: &crate::tail::Tail, out: &mut String) {
+    let c = tail.counters();
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let lag = tail.lag_ms();
+    let _ = writeln!(
+        out,
+        "# HELP followgraph_tail_lag_seconds Seconds since the tail's last successful poll.\n\
+         # TYPE followgraph_tail_lag_seconds gauge\nfollowgraph_tail_lag_seconds {}",
+        lag as f64 / 1000.0
+    );
+
+    let mut family = |name: &str, kind: &str, help: &str, rows: &[(&str, u64)]| {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for (labels, value) in rows {
+            let _ = writeln!(out, "{name}{labels} {value}");
+        }
+    };
+    family(
+        "followgraph_tail_polls_total",
+        "counter",
+        "Polls of the indexer's database, by result.",
+        &[
+            ("{result=\"ok\"}", load(&c.polls_ok)),
+            ("{result=\"error\"}", load(&c.polls_error)),
+        ],
+    );
+    family(
+        "followgraph_tail_events_total",
+        "counter",
+        "Events the tail applied.",
+        &[("", load(&c.events))],
+    );
+    family(
+        "followgraph_tail_skipped_rows_total",
+        "counter",
+        "Rows the tail's re-reads skipped, as the export skips them.",
+        &[("", load(&c.skipped_rows))],
+    );
+    family(
+        "followgraph_fresh_waits_total",
+        "counter",
+        "cache=fresh requests that waited for a poll, by result.",
+        &[
+            ("{result=\"ok\"}", load(&c.fresh_ok)),
+            ("{result=\"timeout\"}", load(&c.fresh_timeout)),
+        ],
+    );
+    family(
+        "followgraph_compactions_total",
+        "counter",
+        "Compactions of the live entities into a new base, by result.",
+        &[
+            ("{result=\"ok\"}", load(&c.compactions_ok)),
+            ("{result=\"error\"}", load(&c.compactions_error)),
+        ],
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::StripedCounter;

@@ -33,7 +33,9 @@ use crate::live::{now_ms, Live};
 /// What every handler shares.
 pub struct AppState {
     pub live: Arc<Live>,
-    pub cache: ResponseCache,
+    pub cache: Arc<ResponseCache>,
+    /// Following the indexer's database (`--database-url`).
+    pub tail: Option<crate::tail::Tail>,
     pub max_limit: u64,
     pub metrics: Metrics,
     /// Benchmark baseline mode: every endpoint answers this body.
@@ -49,10 +51,11 @@ impl AppState {
     pub fn new(live: Arc<Live>, config: &ServeConfig) -> Self {
         AppState {
             live,
-            cache: ResponseCache::new(
+            cache: Arc::new(ResponseCache::new(
                 Duration::from_secs(config.cache_ttl),
                 config.cache_max_bytes,
-            ),
+            )),
+            tail: None,
             max_limit: config.max_limit,
             metrics: Metrics::default(),
             static_body: (config.bench_static_body_bytes > 0)
@@ -90,6 +93,14 @@ pub fn routes(
                         }
                         _ => None,
                     };
+                    // With a tail, `cache=fresh` is a read barrier: wait
+                    // (no guard held) for a poll that started after now.
+                    let barrier = match &state.tail {
+                        Some(tail) if wants_fresh(&method, path.as_str(), &query) => {
+                            Some(tail.barrier().await)
+                        }
+                        _ => None,
+                    };
                     let request = Incoming {
                         method: &method,
                         raw_path: path.as_str(),
@@ -98,14 +109,30 @@ pub fn routes(
                         body: body.as_ref(),
                     };
                     let mut r = respond(&state, &request);
-                    r.headers_mut().insert(
+                    let headers = r.headers_mut();
+                    headers.insert(
                         header::ACCESS_CONTROL_ALLOW_ORIGIN,
                         HeaderValue::from_static("*"),
                     );
+                    if let Some(lag) = barrier {
+                        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+                        if let Some(ms) = lag {
+                            headers.insert("x-followgraph-lag-ms", HeaderValue::from(ms));
+                        }
+                    }
                     r
                 }
             },
         )
+}
+
+/// A GET (or HEAD) of an API endpoint with `cache=fresh`: what the tail's
+/// read barrier applies to.
+fn wants_fresh(method: &Method, raw_path: &str, query: &str) -> bool {
+    (method == Method::GET || method == Method::HEAD)
+        && api::Query::parse(query).fresh() == Ok(true)
+        && Operation::at(raw_path).is_none()
+        && api::route(raw_path).1.is_some()
 }
 
 /// Largest body 32 takes; above: 413.
@@ -268,7 +295,7 @@ fn answer(
         }
     }
     state.metrics.cache_misses.add(1);
-    let cache = cacheable.then_some(&state.cache);
+    let cache = cacheable.then_some(&*state.cache);
     let body = if key.call.may_render_long() {
         render_off_worker(|| {
             std::thread::sleep(state.debug_render_delay);

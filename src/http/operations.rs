@@ -62,9 +62,12 @@ fn ready(state: &AppState) -> WarpResponse {
 }
 
 fn metrics_text(state: &AppState) -> WarpResponse {
-    let text = state
+    let mut text = state
         .metrics
         .render(&state.live, state.cache.len(), state.cache.bytes());
+    if let Some(tail) = &state.tail {
+        super::metrics::render_tail(tail, &mut text);
+    }
     let mut r = Response::new(Bytes::from(text).into());
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -100,5 +103,12 @@ fn snapshot_info(state: &AppState) -> WarpResponse {
         "memory_bytes": memory,
         "last_error": state.live.last_error(),
     });
+    let mut body = body;
+    if let Some(anchor) = &g.anchor {
+        body["source"] = serde_json::to_value(anchor.to_json()).expect("serialises");
+    }
+    if let Some(tail) = &state.tail {
+        body["tail"] = tail.to_json();
+    }
     json_response(StatusCode::OK, Bytes::from(body.to_string()))
 }

@@ -1,0 +1,592 @@
+//! The tail thread: its positions, the keys applied within the lookback,
+//! the held entities and the base they lie on; the loop that polls,
+//! compacts, takes new snapshots and backs off.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio_postgres::Client;
+
+use super::{lock, Overlay, Shared, FIRST_BACKOFF, FRESH_POLL_SPACING, MAX_BACKOFF};
+use crate::export::reread::{self, Event, Touch, Touched};
+use crate::export::Skips;
+use crate::graph::Graph;
+use crate::live::{now_ms, retire, Live, Origin};
+use crate::snapshot::{Anchor, Position, SnapshotError, SnapshotErrorKind, Tables};
+
+/// The pause after a failed compaction.
+const COMPACT_RETRY: Duration = Duration::from_secs(5);
+
+/// Where the base's rows are read from at the next compaction.
+enum BaseRows {
+    Files(Origin),
+    /// A compacted base's rows, kept (it has no files).
+    Rows(Arc<Tables>),
+}
+
+/// The tail's state before a new snapshot, put back when its replay
+/// fails.
+struct Saved {
+    base: Option<BaseRows>,
+    base_name: String,
+    overlay: Overlay,
+    positions: Option<BTreeMap<i64, Position>>,
+    base_positions: BTreeMap<i64, Position>,
+    applied: BTreeMap<i64, BTreeSet<Position>>,
+    unserved_since: Option<Instant>,
+}
+
+impl Saved {
+    fn restore(self, state: &mut State) {
+        state.base = self.base;
+        state.base_name = self.base_name;
+        state.overlay = self.overlay;
+        state.positions = self.positions;
+        state.base_positions = self.base_positions;
+        state.applied = self.applied;
+        state.unserved_since = self.unserved_since;
+        lock(&state.shared.status).entities_live = state.overlay.entities();
+    }
+}
+
+struct State {
+    /// A loaded snapshot whose replay failed: tried again at the next poll.
+    pending_base: Option<(Graph, Origin, Duration)>,
+    /// The first snapshot's replay is served as soon as it is read.
+    replaying: bool,
+    shared: Arc<Shared>,
+    live: Arc<Live>,
+    on_swap: Box<dyn Fn(u64) + Send>,
+    runtime: tokio::runtime::Runtime,
+    client: Option<Client>,
+    /// None until the first poll places the tail (from the base's anchor,
+    /// else the database's positions then).
+    positions: Option<BTreeMap<i64, Position>>,
+    /// Positions up to which the base may hold events: an op at or below
+    /// them is read again with its list's history, never appended twice.
+    base_positions: BTreeMap<i64, Position>,
+    applied: BTreeMap<i64, BTreeSet<Position>>,
+    overlay: Overlay,
+    base: Option<BaseRows>,
+    base_name: String,
+    /// The first poll whose entities are not yet served, and when.
+    unserved_since: Option<Instant>,
+    last_poll: Option<(u64, i64)>,
+    next_poll: Instant,
+    backoff: Option<Duration>,
+    compactions: u64,
+    /// After a failed compaction, the next waits until then.
+    compact_not_before: Instant,
+}
+
+pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64) + Send>) {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!("the tail cannot start its runtime: {e}");
+            return;
+        }
+    };
+    let mut state = State {
+        pending_base: None,
+        replaying: false,
+        shared,
+        live,
+        on_swap,
+        runtime,
+        client: None,
+        positions: None,
+        base_positions: BTreeMap::new(),
+        applied: BTreeMap::new(),
+        overlay: Overlay::default(),
+        base: None,
+        base_name: String::new(),
+        unserved_since: None,
+        last_poll: None,
+        next_poll: Instant::now(),
+        backoff: None,
+        compactions: 0,
+        compact_not_before: Instant::now(),
+    };
+    state.run();
+}
+
+impl State {
+    fn run(&mut self) {
+        loop {
+            let (new_base, fresh) = self.wait();
+            if let Some((graph, origin, took)) = new_base {
+                self.take_base(graph, origin, took);
+            }
+            // Nothing to tail before the first snapshot is served.
+            if self.base.is_none() {
+                continue;
+            }
+            if Instant::now() >= self.next_poll {
+                if let Some((graph, origin, took)) = self.pending_base.take() {
+                    self.take_base(graph, origin, took);
+                    continue;
+                }
+            }
+            if Instant::now() >= self.next_poll || (fresh && self.backoff.is_none()) {
+                self.poll();
+            }
+            if self.compaction_due()
+                || (self.replaying
+                    && self.unserved_since.is_some()
+                    && Instant::now() >= self.compact_not_before)
+            {
+                self.compact();
+            }
+            if self.last_poll.is_some() {
+                self.replaying = false;
+            }
+        }
+    }
+
+    /// Sleeps until a poll or compaction is due, a snapshot arrives, or a
+    /// `cache=fresh` request asks for a poll (at most every 100 ms).
+    fn wait(&mut self) -> (Option<(Graph, Origin, Duration)>, bool) {
+        let shared = self.shared.clone();
+        let mut control = lock(&shared.control);
+        loop {
+            if let Some(base) = control.new_base.take() {
+                return (Some(base), false);
+            }
+            let now = Instant::now();
+            let fresh = control.fresh_waiting > 0 && self.backoff.is_none();
+            let mut due = self.next_poll;
+            if fresh {
+                let spaced = self
+                    .last_poll_started()
+                    .map_or(now, |t| t + FRESH_POLL_SPACING);
+                due = due.min(spaced);
+            }
+            if let Some(since) = self.unserved_since {
+                let compact =
+                    (since + self.shared.options.compact_interval).max(self.compact_not_before);
+                due = due.min(compact);
+            }
+            if self.base.is_some() && now >= due {
+                return (None, fresh);
+            }
+            let sleep = if self.base.is_some() {
+                due - now
+            } else {
+                Duration::from_secs(3600)
+            };
+            control = shared
+                .wake
+                .wait_timeout(control, sleep)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    fn last_poll_started(&self) -> Option<Instant> {
+        self.next_poll.checked_sub(self.shared.options.interval)
+    }
+
+    fn compaction_due(&self) -> bool {
+        let Some(since) = self.unserved_since else {
+            return false;
+        };
+        if Instant::now() < self.compact_not_before {
+            return false;
+        }
+        since.elapsed() >= self.shared.options.compact_interval
+            || lock(&self.shared.control).fresh_waiting > 0
+    }
+
+    /// A snapshot from the reloader: the first is served at once (and the
+    /// tail starts from its anchor); a later one is replayed from its
+    /// anchor first, so no answer loses an event it already showed.
+    fn take_base(&mut self, graph: Graph, origin: Origin, took: Duration) {
+        let first = self.base.is_none();
+        let saved = (!first).then(|| Saved {
+            base: self.base.take(),
+            base_name: self.base_name.clone(),
+            overlay: std::mem::take(&mut self.overlay),
+            positions: self.positions.clone(),
+            base_positions: self.base_positions.clone(),
+            applied: self.applied.clone(),
+            unserved_since: self.unserved_since,
+        });
+        let anchor = graph.anchor.clone();
+        if anchor.is_none() {
+            tracing::warn!(
+                snapshot = %graph.name,
+                "the snapshot has no source anchor: the tail goes on from the database's \
+                 positions, and changes between the snapshot and then stay missing until \
+                 the next snapshot"
+            );
+        }
+        self.base_name = graph.name.clone();
+        self.base = Some(BaseRows::Files(origin.clone()));
+        match anchor {
+            Some(anchor) => {
+                // Replay from the anchor: entities held for the old base
+                // are re-read if they changed after the anchor.
+                self.overlay = Overlay::default();
+                self.applied.clear();
+                self.base_positions = anchor.positions.clone();
+                // Chains the anchor does not name are read from their
+                // first event.
+                self.positions = Some(anchor.positions);
+            }
+            None if first => {
+                self.positions = None;
+            }
+            None => {
+                // Keep the held entities and positions: they are the
+                // newest the server has shown.
+            }
+        }
+        let Some(saved) = saved else {
+            self.publish(graph, took);
+            self.next_poll = Instant::now();
+            self.replaying = true;
+            return;
+        };
+        // Replay now, then swap in with the replayed entities. Without the
+        // database the new snapshot waits: swapping it in unreplayed could
+        // undo what was shown.
+        let failures = self.shared.counters.polls_error.load(Ordering::Relaxed);
+        self.poll();
+        let replayed = self.shared.counters.polls_error.load(Ordering::Relaxed) == failures;
+        let next = if replayed {
+            let db_time = self.last_poll.map_or(graph.created_at_ms, |(_, t)| t);
+            self.build_next(db_time)
+        } else {
+            Err(SnapshotError::new(
+                SnapshotErrorKind::StoreUnreachable,
+                "database",
+                "the replay from the snapshot's anchor failed",
+            ))
+        };
+        match next {
+            Ok(Some(next)) => {
+                self.unserved_since = None;
+                self.publish_compacted(next);
+            }
+            Ok(None) => {
+                self.unserved_since = None;
+                self.publish(graph, took);
+                if let Some((number, _)) = self.last_poll {
+                    self.shared.served.send_replace(number);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, snapshot = %graph.name, "the new snapshot waits: the previous state stays until it can be replayed");
+                saved.restore(self);
+                self.pending_base = Some((graph, origin, took));
+            }
+        }
+    }
+
+    fn publish(&mut self, graph: Graph, took: Duration) {
+        let (generation, old) = self.live.publish(graph, took);
+        (self.on_swap)(generation);
+        retire(old);
+    }
+
+    /// One poll; applies nothing unless all of it succeeds.
+    fn poll(&mut self) {
+        let number = self.shared.polls_started.fetch_add(1, Ordering::SeqCst) + 1;
+        self.next_poll = Instant::now() + self.shared.options.interval;
+        let started_ms = now_ms();
+        let result = self.runtime.block_on(poll_once(
+            &mut self.client,
+            &self.shared.options,
+            self.positions.as_ref(),
+            &self.base_positions,
+            &self.applied,
+        ));
+        let mut status = lock(&self.shared.status);
+        status.last_poll_at_ms = Some(started_ms);
+        match result {
+            Err(e) => {
+                drop(status);
+                self.failed(e);
+            }
+            Ok(done) => {
+                self.backoff = None;
+                self.shared.backing_off.store(false, Ordering::SeqCst);
+                *lock(&self.shared.last_success) = Some(Instant::now());
+                self.shared
+                    .counters
+                    .polls_ok
+                    .fetch_add(1, Ordering::Relaxed);
+                self.shared
+                    .counters
+                    .events
+                    .fetch_add(done.new_events as u64, Ordering::Relaxed);
+                self.shared
+                    .counters
+                    .skipped_rows
+                    .fetch_add(done.skips.total(), Ordering::Relaxed);
+                for (chain, keys) in done.applied {
+                    self.applied.entry(chain).or_default().extend(keys);
+                }
+                let lookback = self.shared.options.lookback;
+                for (chain, keys) in self.applied.iter_mut() {
+                    if let Some(p) = done.positions.get(chain) {
+                        let floor = p[0].saturating_sub(lookback);
+                        keys.retain(|k| k[0] >= floor);
+                    }
+                }
+                if self.positions.is_none() {
+                    self.base_positions = done.positions.clone();
+                }
+                self.positions = Some(done.positions.clone());
+                status.positions = done.positions;
+                status.db_time_ms = Some(done.db_time_ms);
+                status.last_error = None;
+                status.events_applied += done.new_events as u64;
+                self.last_poll = Some((number, done.db_time_ms));
+                match done.reread {
+                    Some(reread) => {
+                        self.overlay.apply(reread);
+                        self.unserved_since.get_or_insert_with(Instant::now);
+                    }
+                    None if self.unserved_since.is_none() => {
+                        self.shared.served.send_replace(number);
+                    }
+                    None => {}
+                }
+                status.entities_live = self.overlay.entities();
+            }
+        }
+    }
+
+    fn failed(&mut self, error: String) {
+        self.client = None;
+        let wait = self
+            .backoff
+            .map_or(FIRST_BACKOFF, |b| (b * 2).min(MAX_BACKOFF));
+        self.backoff = Some(wait);
+        self.shared.backing_off.store(true, Ordering::SeqCst);
+        self.next_poll = Instant::now() + wait.max(self.shared.options.interval);
+        self.shared
+            .counters
+            .polls_error
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(error = %error, retry_ms = wait.as_millis() as u64, "tail poll failed; serving the last state");
+        lock(&self.shared.status).last_error = Some(error);
+    }
+
+    /// The base's rows with the held entities: `None` when none are held.
+    fn build_next(
+        &mut self,
+        created_at_ms: i64,
+    ) -> Result<Option<(Graph, Arc<Tables>)>, SnapshotError> {
+        if self.overlay.is_empty() {
+            return Ok(None);
+        }
+        let base = match self.base.as_ref().expect("a base is served") {
+            BaseRows::Rows(rows) => rows.clone(),
+            BaseRows::Files(origin) => Arc::new(origin.read_rows()?),
+        };
+        let merged = self.overlay.merge(&base);
+        drop(base);
+        let rows = Arc::new(merged);
+        self.compactions += 1;
+        let name = format!("{}+live{}", base_stem(&self.base_name), self.compactions);
+        let mut graph = Graph::from_tables(name, created_at_ms, (*rows).clone())?;
+        graph.anchor = Some(Anchor {
+            positions: self.positions.clone().unwrap_or_default(),
+            db_time_ms: created_at_ms,
+        });
+        Ok(Some((graph, rows)))
+    }
+
+    fn publish_compacted(&mut self, (graph, rows): (Graph, Arc<Tables>)) {
+        self.base = Some(BaseRows::Rows(rows));
+        self.base_name = graph.name.clone();
+        self.base_positions = self.positions.clone().unwrap_or_default();
+        self.overlay = Overlay::default();
+        lock(&self.shared.status).entities_live = 0;
+        self.publish(graph, Duration::ZERO);
+        if let Some((number, _)) = self.last_poll {
+            self.shared.served.send_replace(number);
+        }
+    }
+
+    /// Builds the next base from the held entities (the reload pool's
+    /// rule: the old one serves meanwhile, a failure keeps it).
+    fn compact(&mut self) {
+        let Some((_, db_time_ms)) = self.last_poll else {
+            return;
+        };
+        let started = Instant::now();
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::allocator::while_loading(|| self.build_next(db_time_ms))
+        }))
+        .unwrap_or_else(|_| {
+            Err(SnapshotError::new(
+                SnapshotErrorKind::Internal,
+                "compaction",
+                "the build panicked (see the log above)",
+            ))
+        });
+        match built {
+            Ok(Some(next)) => {
+                self.unserved_since = None;
+                self.publish_compacted(next);
+                self.shared
+                    .counters
+                    .compactions_ok
+                    .fetch_add(1, Ordering::Relaxed);
+                tracing::info!(
+                    ms = started.elapsed().as_millis() as u64,
+                    "compacted the live entities into a new base"
+                );
+            }
+            Ok(None) => self.unserved_since = None,
+            Err(e) => {
+                // Tried again after a pause (not in a loop).
+                self.compact_not_before = Instant::now() + COMPACT_RETRY;
+                self.shared
+                    .counters
+                    .compactions_error
+                    .fetch_add(1, Ordering::Relaxed);
+                tracing::error!(error = %e, "compaction failed; the previous base stays");
+            }
+        }
+    }
+}
+
+/// `snap-x` of `snap-x+live3`.
+fn base_stem(name: &str) -> &str {
+    name.split_once("+live").map_or(name, |(stem, _)| stem)
+}
+
+/// One successful poll's result.
+struct PollDone {
+    positions: BTreeMap<i64, Position>,
+    db_time_ms: i64,
+    applied: BTreeMap<i64, Vec<Position>>,
+    new_events: usize,
+    reread: Option<reread::Reread>,
+    skips: Skips,
+}
+
+async fn poll_once(
+    client: &mut Option<Client>,
+    options: &super::TailOptions,
+    positions: Option<&BTreeMap<i64, Position>>,
+    base_positions: &BTreeMap<i64, Position>,
+    applied: &BTreeMap<i64, BTreeSet<Position>>,
+) -> Result<PollDone, String> {
+    if client.is_none() {
+        *client = Some(crate::pg::connect(&options.database_url, "followgraph-tail").await?);
+    }
+    let c = client.as_ref().expect("connected");
+    let result = poll_in_transaction(c, options, positions, base_positions, applied).await;
+    if result.is_err() {
+        // A failed transaction leaves nothing behind: the next poll
+        // connects again.
+        let _ = c.batch_execute("ROLLBACK").await;
+    }
+    result
+}
+
+async fn poll_in_transaction(
+    c: &Client,
+    options: &super::TailOptions,
+    positions: Option<&BTreeMap<i64, Position>>,
+    base_positions: &BTreeMap<i64, Position>,
+    applied: &BTreeMap<i64, BTreeSet<Position>>,
+) -> Result<PollDone, String> {
+    let timeout_ms = options.statement_timeout.as_millis().min(i32::MAX as u128);
+    c.batch_execute(&format!(
+        "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL statement_timeout = {timeout_ms}"
+    ))
+    .await
+    .map_err(|e| crate::pg::describe(&e))?;
+    let db_time_ms: i64 = c
+        .query_one("SELECT floor(extract(epoch FROM now()) * 1000)::int8", &[])
+        .await
+        .map_err(|e| crate::pg::describe(&e))?
+        .get(0);
+    let current = crate::export::event_positions(c).await?;
+    let mut done = PollDone {
+        positions: current.clone(),
+        db_time_ms,
+        applied: BTreeMap::new(),
+        new_events: 0,
+        reread: None,
+        skips: Skips::default(),
+    };
+    let Some(positions) = positions else {
+        // No anchor: start at the database's positions now.
+        c.batch_execute("COMMIT")
+            .await
+            .map_err(|e| crate::pg::describe(&e))?;
+        return Ok(done);
+    };
+    let mut touched = Touched::default();
+    for &chain in current.keys() {
+        let from = positions
+            .get(&chain)
+            .map_or(0, |p| p[0].saturating_sub(options.lookback));
+        let seen = applied.get(&chain);
+        let events = reread::events_since(c, chain, from).await?;
+        for Event {
+            chain_id,
+            position,
+            touches,
+        } in events
+        {
+            if seen.is_some_and(|s| s.contains(&position)) {
+                continue;
+            }
+            done.new_events += 1;
+            done.applied.entry(chain_id).or_default().push(position);
+            let in_base = base_positions
+                .get(&chain_id)
+                .is_some_and(|b| position <= *b);
+            match touches {
+                Touch::Op(lsl) => {
+                    let at = (lsl.chain_id, lsl.contract, lsl.slot);
+                    touched.locations.insert(at);
+                    if in_base {
+                        touched.rescan_locations.insert(at);
+                    } else {
+                        touched.ops.push((chain_id, position));
+                    }
+                }
+                Touch::Location(lsl) => {
+                    touched
+                        .locations
+                        .insert((lsl.chain_id, lsl.contract, lsl.slot));
+                }
+                Touch::List(token) => {
+                    touched.lists.insert(token);
+                    touched.rescan.insert(token);
+                }
+                Touch::Account(a) => {
+                    touched.accounts.insert(a);
+                }
+                Touch::Nothing => {}
+            }
+        }
+    }
+    if !touched.is_empty() {
+        done.reread = Some(reread::reread(c, &touched, &mut done.skips).await?);
+    }
+    c.batch_execute("COMMIT")
+        .await
+        .map_err(|e| crate::pg::describe(&e))?;
+    // Positions never move backwards.
+    for (chain, p) in positions {
+        let entry = done.positions.entry(*chain).or_insert(*p);
+        *entry = (*entry).max(*p);
+    }
+    Ok(done)
+}
