@@ -19,6 +19,7 @@ mod following;
 mod hostile;
 mod leaderboard;
 mod limits;
+mod live;
 mod notifications;
 mod openapi;
 mod protocol;

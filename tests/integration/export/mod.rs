@@ -99,13 +99,13 @@ fn export_with_env(
     (status.code().unwrap_or(-1), stderr)
 }
 
-fn export_ok(url: &str, out: &Path, extra: &[&str]) -> String {
+pub(crate) fn export_ok(url: &str, out: &Path, extra: &[&str]) -> String {
     let (code, stderr) = export(url, out, extra);
     assert_eq!(code, 0, "export failed; stderr:\n{stderr}");
     stderr
 }
 
-fn current(root: &Path) -> Option<String> {
+pub(crate) fn current(root: &Path) -> Option<String> {
     std::fs::read_to_string(root.join("CURRENT"))
         .ok()
         .map(|s| s.trim().to_owned())
@@ -184,7 +184,7 @@ fn sorted<T: Ord + Clone>(v: &[T]) -> Vec<T> {
     v
 }
 
-fn indexer(pg: &Postgres) {
+pub(crate) fn indexer(pg: &Postgres) {
     pg.execute(SCHEMA);
 }
 
