@@ -225,6 +225,71 @@ fn slot_pairs(locations: &BTreeSet<(i64, Address, [u8; 32])>) -> String {
     pairs.join(", ")
 }
 
+/// The slots of `locations`, in both encodings, as `bytea` literals.
+fn slot_list(locations: &BTreeSet<(i64, Address, [u8; 32])>) -> String {
+    let mut out = Vec::with_capacity(locations.len() * 2);
+    for (_, _, slot) in locations {
+        let text = format!("0x{}", hex(slot));
+        out.push(format!("'\\x{}'::bytea", hex(slot)));
+        out.push(format!("'\\x{}'::bytea", hex(text.as_bytes())));
+    }
+    out.join(", ")
+}
+
+/// The rows of `table` (keyed `(chain_id, contract_address, slot, …)`)
+/// at `locations`, as a predicate its primary key answers: each
+/// location's contract in every spelling the table stores it (found by a
+/// loose index scan, one probe per stored contract), each slot in both
+/// encodings. The export matches contracts case-insensitively; a
+/// predicate on `lower(contract_address)` would scan the whole table.
+async fn at_locations(
+    client: &Client,
+    table: &str,
+    locations: &BTreeSet<(i64, Address, [u8; 32])>,
+) -> Result<String, String> {
+    let stored = client
+        .query(
+            &format!(
+                "WITH RECURSIVE c AS ( \
+                   (SELECT chain_id, contract_address FROM {table} \
+                    ORDER BY chain_id, contract_address LIMIT 1) \
+                   UNION ALL \
+                   SELECT n.chain_id, n.contract_address FROM c, LATERAL \
+                    (SELECT chain_id, contract_address FROM {table} t \
+                     WHERE (t.chain_id, t.contract_address) > (c.chain_id, c.contract_address) \
+                     ORDER BY chain_id, contract_address LIMIT 1) n) \
+                 SELECT chain_id, contract_address::text FROM c"
+            ),
+            &[],
+        )
+        .await
+        .map_err(|e| format!("{table}: {}", crate::pg::describe(&e)))?;
+    let mut values = Vec::new();
+    for (chain, contract, slot) in locations {
+        let want = format_address(contract);
+        for row in &stored {
+            let (c, raw): (i64, String) = (row.get(0), row.get(1));
+            if c != *chain || raw.to_ascii_lowercase() != want {
+                continue;
+            }
+            let raw = raw.replace('\'', "''");
+            let text = format!("0x{}", hex(slot));
+            values.push(format!("({c}, '{raw}', '\\x{}'::bytea)", hex(slot)));
+            values.push(format!(
+                "({c}, '{raw}', '\\x{}'::bytea)",
+                hex(text.as_bytes())
+            ));
+        }
+    }
+    if values.is_empty() {
+        return Ok("FALSE".into());
+    }
+    Ok(format!(
+        "(chain_id, contract_address, slot) IN (VALUES {})",
+        values.join(", ")
+    ))
+}
+
 fn list_of<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
     items
         .into_iter()
@@ -259,9 +324,13 @@ pub async fn reread(
     let mut locations = touched.locations.clone();
     let mut tokens = touched.lists.clone();
     let by_token = |tokens: &BTreeSet<u64>| format!("token_id IN ({})", list_of(tokens));
+    // The hashed `= ANY` keeps the scan of `efp_lists` linear in its rows
+    // (a row-valued IN is tested pair by pair).
     let by_location = |l: &BTreeSet<_>| {
         format!(
-            "(list_storage_location_chain_id, list_storage_location_slot) IN ({})",
+            "(list_storage_location_slot = ANY(ARRAY[{}]::bytea[]) AND \
+             (list_storage_location_chain_id, list_storage_location_slot) IN ({}))",
+            slot_list(l),
             slot_pairs(l)
         )
     };
@@ -282,8 +351,11 @@ pub async fn reread(
         tokens.extend(at);
     }
     let lists_sql = lists_where(&tokens, &locations).expect("not empty");
-    let roles_sql = (!locations.is_empty())
-        .then(|| format!("(chain_id, slot) IN ({})", slot_pairs(&locations)));
+    let roles_sql = if locations.is_empty() {
+        None
+    } else {
+        Some(at_locations(client, "efp_list_metadata", &locations).await?)
+    };
     let mut sink = TableSink::memory(Table::Lists);
     let index = source::lists(
         client,
@@ -302,16 +374,18 @@ pub async fn reread(
     }
 
     // 2. Records and tags at those locations, for the lists there.
-    if let Some(at) = roles_sql.as_deref() {
+    if !locations.is_empty() {
+        let at = at_locations(client, "efp_list_records", &locations).await?;
         let mut sink = TableSink::memory(Table::ListRecords);
-        source::list_records(client, &index, &mut sink, skips, Only(Some(at))).await?;
+        source::list_records(client, &index, &mut sink, skips, Only(Some(&at))).await?;
         for row in sink.into_rows().list_records {
             if let Some(list) = out.lists.get_mut(&row.token_id) {
                 list.records.push(row);
             }
         }
+        let at = at_locations(client, "efp_list_record_tags", &locations).await?;
         let mut sink = TableSink::memory(Table::ListRecordTags);
-        source::list_record_tags(client, &index, &mut sink, skips, Only(Some(at))).await?;
+        source::list_record_tags(client, &index, &mut sink, skips, Only(Some(&at))).await?;
         for row in sink.into_rows().list_record_tags {
             if let Some(list) = out.lists.get_mut(&row.token_id) {
                 list.tags.push(row);
@@ -349,9 +423,15 @@ pub async fn reread(
         out.rescanned.insert(token, Vec::new());
     }
     if !slots.is_empty() {
+        // One linear scan: the hashed `= ANY` first, then the pairs.
+        let texts = slots
+            .iter()
+            .map(|s| s.split_once(", ").map_or("", |p| p.1).trim_end_matches(')'));
         let at = format!(
-            "(chain_id, lower(event_args->>'slot')) IN ({})",
-            list_of(slots)
+            "lower(event_args->>'slot') = ANY(ARRAY[{}]::text[]) AND \
+             (chain_id, lower(event_args->>'slot')) IN ({})",
+            list_of(texts),
+            list_of(&slots)
         );
         for (row, key) in ops(client, &only, &mut Skips::default(), &at).await? {
             out.rescanned
