@@ -443,21 +443,45 @@ impl Graph {
         if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
             tables.list_ops.par_sort_by_key(|o| o.seq);
         }
-        let files = crate::snapshot::memory_files(created_at_ms, &tables).map_err(|e| {
-            SnapshotError::new(
-                SnapshotErrorKind::Internal,
-                "snapshot",
-                format!("cannot encode tables: {e}"),
-            )
-        })?;
+        let files = encode(created_at_ms, &tables)?;
         drop(tables);
-        build::build(&files, name).map_err(|stop| match stop {
-            build::Stop::Invalid(e) => e,
-            build::Stop::OpsOutOfOrder => {
-                SnapshotError::new(SnapshotErrorKind::Duplicate, "list_ops", "duplicate seq")
-            }
-        })
+        build_from(&files, name)
     }
+
+    /// [`Graph::from_tables`] for rows the caller keeps (the tail's
+    /// compaction keeps the base's rows for the next one).
+    pub fn from_table_rows(
+        name: String,
+        created_at_ms: i64,
+        tables: &Tables,
+    ) -> Result<Graph, SnapshotError> {
+        if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
+            return Graph::from_tables(name, created_at_ms, tables.clone());
+        }
+        build_from(&encode(created_at_ms, tables)?, name)
+    }
+}
+
+fn encode(
+    created_at_ms: i64,
+    tables: &Tables,
+) -> Result<crate::snapshot::MemoryFiles, SnapshotError> {
+    crate::snapshot::memory_files(created_at_ms, tables).map_err(|e| {
+        SnapshotError::new(
+            SnapshotErrorKind::Internal,
+            "snapshot",
+            format!("cannot encode tables: {e}"),
+        )
+    })
+}
+
+fn build_from(files: &crate::snapshot::MemoryFiles, name: String) -> Result<Graph, SnapshotError> {
+    build::build(files, name).map_err(|stop| match stop {
+        build::Stop::Invalid(e) => e,
+        build::Stop::OpsOutOfOrder => {
+            SnapshotError::new(SnapshotErrorKind::Duplicate, "list_ops", "duplicate seq")
+        }
+    })
 }
 
 /// Asks the CPU to start loading `value`'s cache line (a hint: no effect

@@ -109,22 +109,36 @@ pub fn write_manifest(
     std::fs::rename(&tmp, dir.join("manifest.json"))
 }
 
-/// The snapshot of `tables` as in-memory files (one row group per table
-/// and no checksums): how tables built in code reach the loader.
+/// Rows per row group of [`memory_files`].
+const MEMORY_ROW_GROUP: usize = 1 << 18;
+
+/// The snapshot of `tables` as in-memory files (no checksums, no
+/// compression, row groups of at most [`MEMORY_ROW_GROUP`] rows so the
+/// loader decodes a large table on every core): how tables built in code,
+/// and the tail's compactions, reach the loader. Tables are encoded in
+/// parallel.
 pub fn memory_files(created_at_ms: i64, tables: &Tables) -> std::io::Result<MemoryFiles> {
+    let props = WriterProperties::builder()
+        .set_compression(Compression::UNCOMPRESSED)
+        .set_max_row_group_row_count(Some(MEMORY_ROW_GROUP))
+        .build();
+    let encoded: Vec<(Table, Vec<u8>, u64)> = Table::ALL
+        .par_iter()
+        .map(|&table| {
+            let batch = table_batch(table, tables);
+            let mut bytes = Vec::new();
+            let mut writer = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props.clone()))
+                .map_err(std::io::Error::other)?;
+            writer.write(&batch).map_err(std::io::Error::other)?;
+            writer.close().map_err(std::io::Error::other)?;
+            Ok((table, bytes, batch.num_rows() as u64))
+        })
+        .collect::<std::io::Result<_>>()?;
     let mut files = std::collections::HashMap::new();
     let mut entries = BTreeMap::new();
-    for table in Table::ALL {
-        let batch = table_batch(table, tables);
-        let mut bytes = Vec::new();
-        let mut writer =
-            ArrowWriter::try_new(&mut bytes, batch.schema(), Some(writer_properties(None)))
-                .map_err(std::io::Error::other)?;
-        writer.write(&batch).map_err(std::io::Error::other)?;
-        writer.close().map_err(std::io::Error::other)?;
+    for (table, bytes, rows) in encoded {
         let file = table.file_name().to_owned();
         files.insert(file.clone(), bytes::Bytes::from(bytes));
-        let rows = batch.num_rows() as u64;
         entries.insert(
             table.name().to_owned(),
             TableEntry {
