@@ -307,6 +307,24 @@ pub fn render_tail(tail: &crate::tail::Tail, out: &mut String) {
             ("{result=\"error\"}", load(&c.compactions_error)),
         ],
     );
+    for (name, help, us) in [
+        (
+            "followgraph_tail_poll_seconds_total",
+            "Wall time spent in polls of the indexer's database.",
+            &c.poll_us,
+        ),
+        (
+            "followgraph_compaction_seconds_total",
+            "Wall time spent in compactions.",
+            &c.compaction_us,
+        ),
+    ] {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+            load(us) as f64 / 1e6
+        );
+    }
 }
 
 #[cfg(test)]

@@ -11,15 +11,19 @@
 //! Requests see a state only through `Live`'s atomic swap, so a poll is
 //! served whole or not at all. In this version the held entities reach the
 //! answers at a compaction: after every changing poll with
-//! `--compact-interval 0`, at the interval otherwise, and at once when a
+//! `--compact-interval 0`; otherwise once the last build has rested as
+//! long as it ran, at the latest at the interval, and at once when a
 //! `cache=fresh` request waits ([`Tail::barrier`]).
 //!
 //! Cost per poll: one index probe per chain for the positions, the
-//! events of the lookback window, and index lookups for the touched
-//! storage locations, accounts and (by token id, a scan of `efp_lists`)
-//! lists; a list's op history is read again (a scan of `events`) only when
-//! its storage location is set or moved, or an op may already be in the
-//! base. A compaction costs a load of the base's rows plus a graph build.
+//! events of the lookback window, primary-key lookups for the records,
+//! tags and roles at the touched storage locations (the tables' stored
+//! contract spellings found by a loose index scan), and one scan of
+//! `efp_lists` (it has no index by token id alone nor by location) for
+//! the touched lists. A list's op history is read again (one scan of
+//! `events`) only when its storage location is set or moved, or an op
+//! may already be in the base. A compaction costs a load of the base's
+//! rows plus a graph build.
 
 mod overlay;
 mod state;
@@ -81,6 +85,10 @@ pub struct TailCounters {
     pub compactions_ok: AtomicU64,
     pub compactions_error: AtomicU64,
     pub skipped_rows: AtomicU64,
+    /// Wall time of polls, successful or not, in microseconds.
+    pub poll_us: AtomicU64,
+    /// Wall time of compactions, in microseconds.
+    pub compaction_us: AtomicU64,
 }
 
 /// What the request side and the reloader share with the tail thread.

@@ -79,6 +79,9 @@ struct State {
     compactions: u64,
     /// After a failed compaction, the next waits until then.
     compact_not_before: Instant,
+    /// When the last build (load or compaction) ended and how long it
+    /// took: the next compaction may start once as long has passed.
+    last_build: (Instant, Duration),
 }
 
 pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64) + Send>) {
@@ -112,6 +115,7 @@ pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64)
         backoff: None,
         compactions: 0,
         compact_not_before: Instant::now(),
+        last_build: (Instant::now(), Duration::ZERO),
     };
     state.run();
 }
@@ -168,9 +172,7 @@ impl State {
                 due = due.min(spaced);
             }
             if let Some(since) = self.unserved_since {
-                let compact =
-                    (since + self.shared.options.compact_interval).max(self.compact_not_before);
-                due = due.min(compact);
+                due = due.min(self.compaction_at(since));
             }
             if self.base.is_some() && now >= due {
                 return (None, fresh);
@@ -192,15 +194,28 @@ impl State {
         self.next_poll.checked_sub(self.shared.options.interval)
     }
 
+    /// When the entities held since `since` are compacted: at most
+    /// `--compact-interval` after, sooner once the last build has rested
+    /// as long as it ran (in this version the held entities reach the
+    /// answers only through a compaction, so a cheap build runs at once;
+    /// an expensive one keeps at most half a core busy).
+    fn compaction_at(&self, since: Instant) -> Instant {
+        let (ended, took) = self.last_build;
+        let rested = (ended + took).max(since);
+        (since + self.shared.options.compact_interval)
+            .min(rested)
+            .max(self.compact_not_before)
+    }
+
     fn compaction_due(&self) -> bool {
         let Some(since) = self.unserved_since else {
             return false;
         };
-        if Instant::now() < self.compact_not_before {
+        let now = Instant::now();
+        if now < self.compact_not_before {
             return false;
         }
-        since.elapsed() >= self.shared.options.compact_interval
-            || lock(&self.shared.control).fresh_waiting > 0
+        now >= self.compaction_at(since) || lock(&self.shared.control).fresh_waiting > 0
     }
 
     /// A snapshot from the reloader: the first is served at once (and the
@@ -208,6 +223,7 @@ impl State {
     /// anchor first, so no answer loses an event it already showed.
     fn take_base(&mut self, graph: Graph, origin: Origin, took: Duration) {
         let first = self.base.is_none();
+        self.last_build = (Instant::now(), took);
         let saved = (!first).then(|| Saved {
             base: self.base.take(),
             base_name: self.base_name.clone(),
@@ -300,6 +316,7 @@ impl State {
         let number = self.shared.polls_started.fetch_add(1, Ordering::SeqCst) + 1;
         self.next_poll = Instant::now() + self.shared.options.interval;
         let started_ms = now_ms();
+        let started = Instant::now();
         let result = self.runtime.block_on(poll_once(
             &mut self.client,
             &self.shared.options,
@@ -307,6 +324,10 @@ impl State {
             &self.base_positions,
             &self.applied,
         ));
+        self.shared
+            .counters
+            .poll_us
+            .fetch_add(elapsed_us(started), Ordering::Relaxed);
         let mut status = lock(&self.shared.status);
         status.last_poll_at_ms = Some(started_ms);
         match result {
@@ -397,7 +418,7 @@ impl State {
         let rows = Arc::new(merged);
         self.compactions += 1;
         let name = format!("{}+live{}", base_stem(&self.base_name), self.compactions);
-        let mut graph = Graph::from_tables(name, created_at_ms, (*rows).clone())?;
+        let mut graph = Graph::from_table_rows(name, created_at_ms, &rows)?;
         graph.anchor = Some(Anchor {
             positions: self.positions.clone().unwrap_or_default(),
             db_time_ms: created_at_ms,
@@ -434,6 +455,11 @@ impl State {
                 "the build panicked (see the log above)",
             ))
         });
+        self.last_build = (Instant::now(), started.elapsed());
+        self.shared
+            .counters
+            .compaction_us
+            .fetch_add(elapsed_us(started), Ordering::Relaxed);
         match built {
             Ok(Some(next)) => {
                 self.unserved_since = None;
@@ -459,6 +485,10 @@ impl State {
             }
         }
     }
+}
+
+fn elapsed_us(since: Instant) -> u64 {
+    since.elapsed().as_micros().min(u64::MAX as u128) as u64
 }
 
 /// `snap-x` of `snap-x+live3`.
