@@ -13,6 +13,8 @@ use crate::die;
 
 pub struct HttpAnswer {
     pub status: u16,
+    /// The status line and headers.
+    pub head: String,
     pub body: Vec<u8>,
 }
 
@@ -65,7 +67,7 @@ pub fn http_get(addr: &str, path: &str) -> Result<HttpAnswer, String> {
     if chunked {
         body = dechunk(&body)?;
     }
-    Ok(HttpAnswer { status, body })
+    Ok(HttpAnswer { status, head, body })
 }
 
 fn dechunk(mut data: &[u8]) -> Result<Vec<u8>, String> {

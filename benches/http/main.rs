@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo bench --bench http                 # full run: 1,000,000 accounts, 12 s per scenario
 //! cargo bench --bench http -- --quick      # smoke run: 20,000 accounts, 3 s per scenario
+//! cargo bench --bench http -- --live --accounts 57000   # live data (live.rs)
 //! ```
 //!
 //! What it does, in one process and one run:
@@ -45,11 +46,14 @@
 //! reload measurement), `subjects` and `scenarios` (what requests name and
 //! the scenario table), `wrk` (the load generator and its Lua script),
 //! `measure` (one scenario against its baseline), `report`, `markdown` and
-//! `svg` (the results).
+//! `svg` (the results); `live`, `indexer_db` and `writer` for the
+//! live-data bench.
 
 mod beside;
 mod burst;
 mod client;
+mod indexer_db;
+mod live;
 mod load;
 mod markdown;
 mod measure;
@@ -60,6 +64,7 @@ mod server;
 mod snapshot;
 mod subjects;
 mod svg;
+mod writer;
 mod wrk;
 
 use std::path::Path;
@@ -93,6 +98,10 @@ fn main() {
     let date = followgraph::time::format_iso_ms(now_ms());
     let work = Path::new(ROOT).join("target").join("followgraph-bench");
     std::fs::create_dir_all(&work).unwrap_or_else(|e| die(&format!("{}: {e}", work.display())));
+    if o.live {
+        live::run_live(&o, &work);
+        return;
+    }
     let (root, generated_s) = ensure_snapshot(&o);
     // The paths bench (benches/paths.rs) answers these paths from this
     // snapshot.

@@ -76,6 +76,17 @@ struct Args {
     /// [default: the one `cargo bench` built]
     #[arg(long, value_name = "PATH", env = "FOLLOWGRAPH_BENCH_BINARY")]
     binary: Option<PathBuf>,
+    /// The live-data bench instead (`live.rs`): the graph in the
+    /// indexer's tables of a PostgreSQL of its own, exported, served with
+    /// the tail while a writer commits events [default: off]
+    #[arg(long)]
+    live: bool,
+    /// Live bench: seconds of each phase with the writer running
+    #[arg(long, value_name = "S", default_value_t = 60, value_parser = number)]
+    live_seconds: u64,
+    /// Live bench: events the writer commits per second
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = number)]
+    live_rate: u64,
 }
 
 /// The command line without the arguments this harness does not know:
@@ -148,6 +159,9 @@ pub struct Opts {
     /// The followgraph binary run for `generate`, the server and the
     /// baseline.
     pub binary: PathBuf,
+    pub live: bool,
+    pub live_seconds: u64,
+    pub live_rate: u64,
 }
 
 impl Opts {
@@ -186,6 +200,9 @@ impl Opts {
             seed: a.seed,
             slow_path: a.slow_path,
             binary: a.binary.unwrap_or_else(|| PathBuf::from(BUILT_BINARY)),
+            live: a.live,
+            live_seconds: a.live_seconds.max(1),
+            live_rate: a.live_rate.max(1),
         };
         o.threads = o.threads.clamp(1, o.connections.max(1));
         o.duration = o.duration.max(1);
