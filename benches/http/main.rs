@@ -33,9 +33,9 @@
 //! 5. The burst (`burst.rs`): 2,000 connections at once on the profile
 //!    calls, for connection errors, non-200 answers and memory growth.
 //! 6. Prints a markdown table and writes JSON + markdown + an SVG latency
-//!    plot (full runs: `benches/results/` and the results section of
-//!    `BENCHMARKS.md`; quick runs: `target/followgraph-bench/` unless
-//!    `--save`).
+//!    plot (full runs: `benches/results/`; quick runs:
+//!    `target/followgraph-bench/` unless `--save`). BENCHMARKS.md is kept
+//!    by hand.
 //!
 //! Flags and environment variables: `cargo bench --bench http -- --help`
 //! (`options.rs`; BENCHMARKS.md's "HTTP bench: options"). `--binary PATH`

@@ -53,7 +53,7 @@ struct Args {
     /// Skip the reload-memory measurement (saves one load)
     #[arg(long)]
     no_reload: bool,
-    /// Write benches/results/ and BENCHMARKS.md's results section [default: full runs]
+    /// Write the results into benches/results/ [default: full runs]
     #[arg(long, overrides_with = "no_save")]
     save: bool,
     /// Write the results under target/followgraph-bench/ only [default: quick runs]

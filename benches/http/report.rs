@@ -1,6 +1,6 @@
 //! The report of a run: the JSON of every figure (`http-<date>.json`),
-//! the markdown tables (`http-<date>.md`, printed, and BENCHMARKS.md's
-//! results section when saving) and the SVG latency plot, written to
+//! the markdown tables (`http-<date>.md`, also printed) and the SVG
+//! latency plot, written to
 //! `benches/results/` when saving, else to `target/followgraph-bench/`.
 
 use std::path::{Path, PathBuf};
@@ -161,8 +161,8 @@ fn report_json(o: &Opts, run: &Run) -> Value {
 }
 
 /// Writes the JSON, SVG and markdown reports (`benches/results/` when
-/// saving, else `work`), updates BENCHMARKS.md when saving, and prints the
-/// markdown.
+/// saving, else `work`) and prints the markdown. BENCHMARKS.md is a
+/// record kept by hand: a run never rewrites it.
 pub fn write_report(o: &Opts, run: &Run, work: &Path) {
     let report = report_json(o, run);
     let day = &run.date[..10];
@@ -191,20 +191,12 @@ pub fn write_report(o: &Opts, run: &Run, work: &Path) {
         md.replace("](benches/results/", "]("),
     )
     .expect("write md");
-    if o.save {
-        update_benchmarks_md(&md);
-    }
     println!("{md}");
     eprintln!(
-        "wrote {} ({}, {}, {stem}.md){}",
+        "wrote {} ({}, {}, {stem}.md)",
         dir.display(),
         json_name,
-        svg_name,
-        if o.save {
-            "; BENCHMARKS.md results section updated"
-        } else {
-            ""
-        }
+        svg_name
     );
 }
 
@@ -249,22 +241,4 @@ fn machine() -> Value {
         "kernel": cmd_out("uname", &["-sr"]),
         "note": "shared, noisy machine: compare ratios to the baseline, not absolute figures",
     })
-}
-
-const BEGIN: &str = "<!-- BEGIN http-results (written by `cargo bench --bench http`) -->";
-const END: &str = "<!-- END http-results -->";
-
-/// Replaces BENCHMARKS.md's results section (between the markers) with
-/// `md`, or appends one.
-fn update_benchmarks_md(md: &str) {
-    let path = Path::new(ROOT).join("BENCHMARKS.md");
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
-    let block = format!("{BEGIN}\n{md}{END}");
-    let new = match (text.find(BEGIN), text.find(END)) {
-        (Some(a), Some(b)) if b > a => format!("{}{}{}", &text[..a], block, &text[b + END.len()..]),
-        _ => format!("{text}\n## HTTP results\n\n{block}\n"),
-    };
-    if let Err(e) = std::fs::write(&path, new) {
-        eprintln!("http bench: cannot update {}: {e}", path.display());
-    }
 }
