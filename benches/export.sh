@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Export benchmark (issue 9): a PostgreSQL cluster of its own, the
+# Export benchmark: a PostgreSQL cluster of its own, the
 # synthetic graph of `generate --accounts N` written into the indexer's
 # tables, then `followgraph export` of it, timed, with peak RSS.
 #

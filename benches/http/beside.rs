@@ -2,7 +2,7 @@
 //! `cache=fresh`, paced at half its closed-loop rate, first alone, then
 //! while another client asks for a slow request over and over (by default
 //! `/leaderboard/all?cache=fresh`, the one answer that grows with the
-//! whole graph: ~800 ms at a million accounts; `--slow-path`). The two
+//! whole graph; `--slow-path`). The two
 //! runs' latency percentiles side by side show whether the slow render
 //! holds up the requests queued behind it.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Request latency while the server reloads a big snapshot (issue figures):
+# Request latency while the server reloads a big snapshot:
 # serves bench-data/m1 (generate it first: followgraph generate --accounts
 # 1000000 --out bench-data/m1), runs wrk for 20 s as a baseline, then sends
 # SIGHUP and runs wrk for 75 s across the reload, sampling RSS.

@@ -64,7 +64,8 @@ use crate::error::ApiError;
 use crate::graph::Graph;
 
 /// The offset from which a page counts as possibly slow to render
-/// (`Call::may_render_long`): ~1.5 ms of skipped items at worst.
+/// (`Call::may_render_long`): below it, even a filtered page's skipped
+/// items take too little time to hold up the requests queued behind it.
 pub const DEEP_OFFSET: usize = 10_000;
 
 /// What a request asks: one variant per endpoint, holding its path
@@ -175,12 +176,11 @@ impl<A, L> Call<A, L> {
     }
 
     /// Whether rendering may hold a thread for many milliseconds:
-    /// `/leaderboard/all`, which grows with the whole graph (~800 ms and
-    /// 79 MB at a million accounts), and any page from `DEEP_OFFSET` on.
-    /// A filtered page or a search reads every item it skips (~150 ns
-    /// each: a hub's `followers?tags=top8&offset=300000` took 50 ms);
-    /// other answers are bounded by one account's or list's sets (at most
-    /// ~10 ms measured with their largest pages).
+    /// `/leaderboard/all`, which grows with the whole graph (tens of MB at
+    /// a million accounts), and any page from `DEEP_OFFSET` on. A filtered
+    /// page or a search reads every item it skips, so its cost grows with
+    /// the offset; other answers are bounded by one account's or list's
+    /// sets and their largest pages.
     pub fn may_render_long(&self) -> bool {
         matches!(self, Call::LeaderboardAll)
             || self.page().is_some_and(|(_, offset)| offset >= DEEP_OFFSET)

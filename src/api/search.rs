@@ -5,14 +5,14 @@
 //!
 //! Cost is bounded by the sets, never by the graph. Each member is tested
 //! against the search index's lower-cased name (by account id) and its
-//! hex address on the stack ([`SearchIndex::matches`]), tens of
-//! nanoseconds a member. Followers (their address-ordered column of the
-//! follower index) and a following row are both in address order, so a
-//! search reads members in ascending order (a stream through the address
-//! and name tables) and stops after `offset + limit` matches: a frequent
-//! term costs a few members, a rare one the whole set, ~10 ns each. 29 probes
-//! the smaller of A's following and L's followers into the larger (a
-//! binary search of a record row), then orders the members.
+//! hex address on the stack ([`SearchIndex::matches`]). Followers (their
+//! address-ordered column of the follower index) and a following row are
+//! both in address order, so a search reads members in ascending order
+//! (a stream through the address and name tables) and stops after
+//! `offset + limit` matches: a frequent term costs a few members, a rare
+//! one the whole set. 29 probes the smaller of A's following and L's
+//! followers into the larger (a binary search of a record row), then
+//! orders the members.
 //!
 //! [`SearchIndex::matches`]: crate::graph::SearchIndex::matches
 
@@ -255,8 +255,8 @@ const NAME_AHEAD: usize = 16;
 /// address or name, in order. Members are scattered over the search
 /// index's entries and names, so a test is a cache miss or two: each
 /// member's loads are asked for some members ahead of its test, which
-/// overlaps them (a scan of a hub's followers was one miss after another,
-/// ~650 ns a member).
+/// overlaps them (a scan of a hub's followers was one miss after
+/// another).
 fn matching<'a>(
     g: &'a Graph,
     term: &'a Term<'a>,
@@ -363,8 +363,8 @@ fn common_followers(g: &Graph, a: AccountId, l: AccountId) -> Vec<AccountId> {
 /// one: a stream the prefetcher follows. Galloping
 /// (exponential, then binary search) only pays when the longer list is
 /// far sparser in matches: its probes were one cache miss and one
-/// mispredicted branch after another, ~60 ns an id for a hub's 100,000
-/// followers against 700 candidates.
+/// mispredicted branch after another, for a hub's followers against a
+/// few hundred candidates.
 fn sorted_intersection<'a>(a: &'a [AccountId], b: &'a [AccountId]) -> SortedIntersection<'a> {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     SortedIntersection {

@@ -6,15 +6,15 @@
 //!   an index and "address ascending" tie-breaks are id comparisons;
 //!   found by binary search within one of 2^16 buckets of the first two
 //!   bytes (256 KiB), ~2 cache lines instead of ~20. A hash map would
-//!   cost ~50 MB more at a million accounts;
+//!   cost several times the table's memory;
 //! - each account's primary list token id (8 bytes, 0: none) and the
 //!   primary list -> user table (`lookup::TokenMap`: 4 bytes per id up
 //!   to the largest when ids are dense, else 16 per list);
 //! - the name index: (hash of the lower-cased name, account) sorted by
 //!   hash (16 bytes per profile) behind 2^16 buckets of the hash's top
 //!   bits. Lookups verify the candidates' names, so hash collisions are
-//!   harmless; a map of boxed names would hold ~45 MB more at a million
-//!   accounts.
+//!   harmless; a map of boxed names would hold an allocation per name
+//!   more.
 //!
 //! Built in two steps: the primary lists are checked and keyed by
 //! provisional ids while the large tables stream (`PrimaryLists`), and

@@ -10,7 +10,7 @@
 //! order). `earliest` walks `latest` backwards. A search within a hub's
 //! followers walks `by_address`: the accounts' addresses and names are
 //! then read in ascending order (a stream, not a cache and TLB miss per
-//! follower: 10x faster at a million accounts), and the first `offset +
+//! follower), and the first `offset +
 //! limit` matches are the page. Not a second petgraph `Csr` for the two
 //! other orders: that one requires each row's columns ascending.
 //!

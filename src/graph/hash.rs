@@ -1,6 +1,7 @@
 //! A fast keyed hasher for the load-time and request-time maps (addresses,
-//! token ids). SipHash costs ~2x more at 50M lookups per load; a per-process
-//! random key keeps untrusted snapshots from choosing colliding keys cheaply.
+//! token ids). SipHash costs far more at the tens of millions of lookups
+//! of a load; a per-process random key keeps untrusted snapshots from
+//! choosing colliding keys cheaply.
 
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;

@@ -10,16 +10,18 @@
 //! 0), then its other gaps, `w` bits each, least significant bit first.
 //! A list's posting count says how long its last block is. Gaps in
 //! varints were a chain of dependent reads (each varint's length decides
-//! where the next starts, ~2.4 ns a posting); a packed gap's place is
-//! known in advance, so a block decodes at ~1 ns a posting.
+//! where the next starts); a packed gap's place is known in advance, so
+//! a block's gaps decode independently, at a fraction of the cost
+//! (docs/performance.md, "LEB128 varint posting lists").
 //!
-//! Cost model, at a million accounts: a leapfrog seek decodes one gap a
+//! Cost model: a leapfrog seek decodes one gap a
 //! step within a block and jumps over whole blocks of a list much longer
 //! than the driving one, so an intersection that stops early (a
 //! leaderboard page) costs about the rarest list's prefix; decoding two
-//! lists whole, one into a bitmap and the other against it, costs ~2 ns
-//! a posting, which is cheaper when every position is wanted and the
-//! lists are of a size (the two trigrams of a 4-letter term).
+//! lists whole, one into a bitmap and the other against it, costs a
+//! small constant a posting, which is cheaper when every position is
+//! wanted and the lists are of a size (the two trigrams of a 4-letter
+//! term).
 
 /// Postings per block (and per skip entry).
 pub(super) const BLOCK_LEN: usize = 128;
@@ -294,9 +296,9 @@ thread_local! {
 /// The positions in both lists: `a`'s marked in a bitmap as they are
 /// decoded, `b`'s looked up in it. Every step is independent of the last,
 /// where a merge of the decoded lists waits on each compare to know which
-/// side moves (~2.5 ns a step). The bitmap is then cleared whole up to
-/// `a`'s last word, unless `a` is so short that decoding it again is
-/// cheaper (a word costs ~0.3 ns to clear, a posting ~1 ns to decode).
+/// side moves. The bitmap is then cleared whole up to `a`'s last word,
+/// unless `a` is so short that decoding it again is cheaper (a word
+/// clears several times faster than a posting decodes).
 fn bitmap_intersection(a: &Cursor<'_>, b: &Cursor<'_>) -> Vec<u32> {
     POSITION_BITS.with(|cell| {
         let mut bits = cell.borrow_mut();

@@ -46,8 +46,8 @@ impl EnsField {
     /// The order a profile's texts are written in: longest usually first,
     /// so that a later one found inside an earlier one (the name in an
     /// avatar URL such as `https://euc.li/{name}`, a display name equal to
-    /// the name) points there instead of being written again. A third of
-    /// the arena at a million accounts.
+    /// the name) points there instead of being written again, which
+    /// saves much of the arena.
     const WRITE_ORDER: [EnsField; EnsField::COUNT] = [
         EnsField::Avatar,
         EnsField::Header,

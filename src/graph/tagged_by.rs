@@ -6,8 +6,8 @@
 //! Layout (n accounts, r tagged records): CSR offsets by target (4 bytes
 //! per account, two reads find T's entries instead of a binary search of
 //! all r), then per entry the tag set (4 bytes) and a copy of the
-//! follower's address (20 bytes). The copy costs ~24 MB at a million
-//! accounts; without it a hub's taggedAs (~10k taggers) read each address
+//! follower's address (20 bytes). The copy costs 20 bytes a tagged
+//! record; without it a hub's taggedAs (~10k taggers) read each address
 //! from a different cache line of the account table, which was most of
 //! its time. Built from the forward index's tagged records in one pass
 //! over the rows.

@@ -6,7 +6,7 @@
 //! Cost model: a name or an address is tens of bytes, so a test is
 //! dominated by how the bytes are compared, not by the algorithm. A term
 //! of up to 8 bytes tests every start of a haystack of up to 64 bytes at
-//! once, in 16-byte lanes (~5 ns for a name); a longer term or haystack
+//! once, in 16-byte lanes; a longer term or haystack
 //! takes a first-byte scan. A name is compared only if its `byte_mask`
 //! holds the term's. An address is tested only for a term of
 //! `0-9a-fx`, and for 3+ hex digits only once one of the two bytes the

@@ -115,7 +115,8 @@ impl ResponseCache {
         }
         let cost = key.cost() + body.len() + 64;
         // One entry may take up to half of the bound: `/leaderboard/all`
-        // at a million accounts is ~70 MB and is cached like any answer.
+        // (about 70 bytes a leaderboard account, tens of MB at a million
+        // accounts) is cached like any answer.
         if cost > self.max_bytes / 2 {
             return;
         }

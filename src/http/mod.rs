@@ -351,9 +351,8 @@ fn render_body(graph: &crate::graph::Graph, key: CacheKey, cache: Option<&Respon
 /// worker's other tasks handed to another thread first. Rendered in
 /// place, it would hold every connection queued on this worker for as
 /// long as it takes (a task waiting in a worker's LIFO slot is not
-/// stolen): at a million accounts, `/leaderboard/all` took `user_stats`'
-/// p99.9 to 766-874 ms in 3 runs of 10, a hub's filtered page at offset
-/// 300,000 to 21-48 ms (BENCHMARKS.md, "A slow answer beside quick ones").
+/// stolen), so quick requests queued behind it would wait for the whole
+/// render (docs/performance.md, "Rendering a long answer in place").
 fn render_off_worker(render: impl FnOnce() -> Bytes) -> Bytes {
     use tokio::runtime::{Handle, RuntimeFlavor};
     match Handle::try_current().map(|h| h.runtime_flavor()) {

@@ -3,9 +3,9 @@
 //! storage); and a table file's bytes as the Parquet reader sees them
 //! ([`TableBytes`]). The streaming loader reads a file on disk in place
 //! with positioned reads: only the column chunks being decoded are in
-//! memory (a whole 1M-account snapshot is 1.7 GB), and positioned reads
-//! share no seek position, so row groups decode in parallel from one open
-//! file. The row reader reads each table whole.
+//! memory (a whole snapshot is gigabytes at a million accounts), and
+//! positioned reads share no seek position, so row groups decode in
+//! parallel from one open file. The row reader reads each table whole.
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;

@@ -300,9 +300,8 @@ impl SearchIndex {
         // postings (65,536 of 4 hex digits): each write missed the cache
         // twice (the list's write state, then its bytes). So an entry's
         // write states are asked for two entries ahead of its writes, and
-        // their bytes one entry ahead: this pass took 1.3 s at a million
-        // accounts, now 1.0 s (asking for the grams' ranks too, a step
-        // earlier, gained nothing).
+        // their bytes one entry ahead, so the misses overlap (asking for
+        // the grams' ranks too, a step earlier, gained nothing).
         let mut ring: [(u32, Vec<u32>); 3] = Default::default();
         let mut arrived = 0usize;
         for_each_entry_grams(n, &grams_of, |p, entry| {

@@ -21,9 +21,8 @@
 //! addresses and one of ~230 for the names' runs of 4 hex digits, where
 //! address trigrams made two lists of ~12,000 (a hex trigram is in ~1%
 //! of addresses) and the names' two trigrams two of ~3,200 (names hold
-//! digits). The index holds 131 MB in all: 22 MB more than with address
-//! trigrams (as many postings, but longer gaps between them), and 5.5 MB
-//! for the names' runs (2.6M postings).
+//! digits). The price is memory: as many postings as address trigrams,
+//! but longer gaps between them, plus the lists of the names' runs.
 //!
 //! The lower-cased names are kept by account id, with one aligned 32-byte
 //! entry per account (a copy of its address, where its name starts, its
@@ -31,8 +30,7 @@
 //! of accounts (followers, following: [`SearchIndex::matches`]) tests
 //! each member with no lower-casing per request and one cache line read:
 //! a name is read only if its mask holds every byte of the term (most
-//! names do not, for a term of 3-4 letters and digits), ~20 ns a member
-//! at a million accounts. Which grams a text has and a term needs:
+//! names do not, for a term of 3-4 letters and digits). Which grams a text has and a term needs:
 //! `grams.rs`; how the index is built: `build.rs`; how a name or an
 //! address is tested: `../term.rs`; how posting lists are stored and
 //! intersected: `../postings.rs`.
@@ -61,8 +59,7 @@ use crate::snapshot::Address;
 
 /// What testing one account reads, in one aligned half cache line: a
 /// walk over a hub's followers was bound by the lines it touched per
-/// member (address, name mask, name bounds: ~30 ns a member), not by the
-/// compares.
+/// member (address, name mask, name bounds), not by the compares.
 #[repr(C, align(32))]
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
@@ -111,8 +108,8 @@ pub struct SearchIndex {
     skip_offsets: Vec<u32>,
     /// The rank in `grams` of each gram of hex digits, an address's or a
     /// name's (`NO_GRAM` when no text holds it), by key - `QUAD`: a term
-    /// of 3 hex digits looks up 32 of them, a binary search each took
-    /// ~1.8 µs of 17 of them.
+    /// of 3 hex digits looks up 32 of them, too many for a binary search
+    /// each.
     hex_ranks: Vec<u32>,
 }
 
