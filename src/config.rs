@@ -152,18 +152,6 @@ impl ServeConfig {
             .filter(|url| !url.is_empty())
     }
 
-    /// The tail's options, when a database is given.
-    pub fn tail_options(&self) -> Option<crate::tail::TailOptions> {
-        Some(crate::tail::TailOptions {
-            database_url: self.database_url()?,
-            interval: std::time::Duration::from_millis(self.tail_interval),
-            lookback: self.tail_lookback,
-            compact_interval: std::time::Duration::from_secs(self.compact_interval),
-            fresh_wait: std::time::Duration::from_millis(self.fresh_wait),
-            statement_timeout: std::time::Duration::from_secs(30),
-        })
-    }
-
     fn parse_from_args(args: &[&str]) -> Self {
         #[derive(Parser)]
         struct Wrapper {

@@ -7,11 +7,13 @@ use std::fmt;
 pub enum ApiError {
     /// 404 `{"error": "<path> is not a valid path"}` (decoded path).
     UnknownPath(String),
-    /// 405 on a known path; `allowed` is what its endpoint takes.
+    /// 405 on a known path; `allow` is the `Allow` header of what its
+    /// endpoint takes, `usable` the same in words.
     MethodNotAllowed {
         method: String,
         path: String,
-        allowed: crate::api::Method,
+        allow: &'static str,
+        usable: &'static str,
     },
     /// 400: a path segment is not UTF-8 after percent-decoding.
     PathNotUtf8,
@@ -65,13 +67,11 @@ impl ApiError {
             ApiError::MethodNotAllowed {
                 method,
                 path,
-                allowed,
+                usable,
+                ..
             } => (
                 "error",
-                format!(
-                    "{method} is not allowed on {path}; use {}",
-                    allowed.usable()
-                ),
+                format!("{method} is not allowed on {path}; use {usable}"),
             ),
             ApiError::PathNotUtf8 => ("response", "path is not valid UTF-8".to_owned()),
             ApiError::InvalidListId => ("response", "Invalid list id".to_owned()),

@@ -22,5 +22,6 @@ pub mod pg;
 pub mod rng;
 pub mod snapshot;
 pub mod store;
+pub mod sync;
 pub mod tail;
 pub mod time;

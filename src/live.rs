@@ -11,6 +11,7 @@ use arc_swap::ArcSwapOption;
 
 use crate::graph::Graph;
 use crate::snapshot::{SnapshotError, SnapshotErrorKind};
+use crate::sync::lock;
 
 /// A loaded snapshot and facts about its load.
 #[derive(Debug)]
@@ -162,22 +163,19 @@ impl Live {
 
     /// The error of the last load when it failed (cleared by a success).
     pub fn last_error(&self) -> Option<String> {
-        self.last_error
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.last_error).clone()
     }
 
     fn record_failure(&self, error: &SnapshotError) {
         self.load_failures_total.fetch_add(1, Ordering::Relaxed);
-        *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.to_string());
+        *lock(&self.last_error) = Some(error.to_string());
     }
 
     /// Publishes a fully built graph; returns its generation and the
     /// snapshot it replaced.
     pub fn publish(&self, graph: Graph, load_duration: Duration) -> (u64, Option<Arc<Served>>) {
         self.loads_total.fetch_add(1, Ordering::Relaxed);
-        *self.last_error.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *lock(&self.last_error) = None;
         let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
         let old = self.current.swap(Some(Arc::new(Served {
             generation,
@@ -306,18 +304,18 @@ impl Reloader {
             .name("snapshot-reloader".into())
             .spawn(move || loop {
                 let trigger = {
-                    let (lock, wake) = &*shared;
-                    let mut pending = lock.lock().unwrap_or_else(|e| e.into_inner());
+                    let (mutex, wake) = &*shared;
+                    let mut pending = lock(mutex);
                     loop {
                         if let Some(t) = pending.trigger.take() {
                             break t;
                         }
-                        pending = wake.wait(pending).unwrap_or_else(|e| e.into_inner());
+                        pending = crate::sync::wait(wake, pending);
                     }
                 };
                 let fingerprint = root.fingerprint();
                 {
-                    let mut pending = shared.0.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut pending = lock(&shared.0);
                     if trigger == Trigger::Poll && pending.attempted.as_ref() == Some(&fingerprint) {
                         continue;
                     }
@@ -373,7 +371,7 @@ impl Reloader {
                         // The store was unreachable mid-download: the same
                         // snapshot is retried at the next poll.
                         if e.kind == SnapshotErrorKind::StoreUnreachable {
-                            shared.0.lock().unwrap_or_else(|e| e.into_inner()).attempted = None;
+                            lock(&shared.0).attempted = None;
                         }
                         tracing::error!(error = %e, ?trigger, "snapshot rejected; the previous one stays live");
                         if trigger == Trigger::Initial {
@@ -390,8 +388,8 @@ impl Reloader {
     /// Asks for a reload; triggers pending together fold into one (the
     /// strongest: a signal wins over a poll).
     pub fn request(&self, trigger: Trigger) {
-        let (lock, wake) = &*self.shared;
-        let mut pending = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let (mutex, wake) = &*self.shared;
+        let mut pending = lock(mutex);
         pending.trigger = pending.trigger.max(Some(trigger));
         wake.notify_one();
     }
@@ -407,7 +405,7 @@ impl Reloader {
                 std::thread::sleep(interval);
                 let now = reloader.root.fingerprint();
                 let changed = {
-                    let pending = reloader.shared.0.lock().unwrap_or_else(|e| e.into_inner());
+                    let pending = lock(&reloader.shared.0);
                     pending.attempted.as_ref() != Some(&now)
                 };
                 if changed {

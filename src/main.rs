@@ -52,7 +52,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
     };
     let live = Arc::new(Live::default());
     let mut app = AppState::new(live.clone(), &config);
-    if let Some(options) = config.tail_options() {
+    if let Some(options) = followgraph::tail::TailOptions::from_config(&config) {
         tracing::info!(
             database = %followgraph::pg::redact_url(&options.database_url),
             "following the indexer's database between snapshots"

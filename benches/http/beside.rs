@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::client::http_get;
 use crate::options::Opts;
-use crate::report::round1;
+use crate::round1;
 use crate::server::Server;
 use crate::wrk::{run_wrk, write_paths, write_script, WrkResult};
 use crate::{die, API};

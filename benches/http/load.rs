@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::client::{get_ok, http_get};
 use crate::die;
 use crate::options::Opts;
-use crate::report::round3;
+use crate::round3;
 use crate::server::{proc_status_kib, signal, Server};
 
 /// What the first load measured.

@@ -85,6 +85,16 @@ use crate::subjects::collect_subjects;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const API: &str = "/api/v1";
 
+/// `x` to one decimal (reports).
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+/// `x` to three decimals (reports).
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
 /// Stops the bench with a reason (exit status 2).
 fn die(msg: &str) -> ! {
     eprintln!("http bench: {msg}");

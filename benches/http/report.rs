@@ -18,7 +18,7 @@ use crate::measure::ScenarioResult;
 use crate::options::Opts;
 use crate::svg::svg;
 use crate::wrk::wrk_version;
-use crate::ROOT;
+use crate::{round1, round3, ROOT};
 
 /// Everything one run measured.
 pub struct Run {
@@ -34,14 +34,6 @@ pub struct Run {
     pub burst: Option<BurstResult>,
     pub beside: Option<BesideResult>,
     pub rss_after_run: u64,
-}
-
-pub fn round1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
-}
-
-pub fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
 }
 
 /// The run as the JSON report (`http-<date>.json`).

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::die;
 use crate::options::Opts;
-use crate::report::{round1, round3};
+use crate::{round1, round3};
 
 /// Makes `o.wrk` runnable: as given, else `apt-get install wrk` when root
 /// or `sudo -n` allows it, else stops the bench saying how to get it.

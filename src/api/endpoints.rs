@@ -167,6 +167,16 @@ impl Method {
         }
     }
 
+    /// The 405 of a request with `method` on `path`, which takes `self`.
+    pub fn not_allowed(self, method: &str, path: String) -> crate::error::ApiError {
+        crate::error::ApiError::MethodNotAllowed {
+            method: method.to_owned(),
+            path,
+            allow: self.allowed(),
+            usable: self.usable(),
+        }
+    }
+
     /// Whether a request with this method is answered (OPTIONS aside).
     pub fn accepts(self, method: &str) -> bool {
         match self {

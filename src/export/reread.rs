@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tokio_postgres::Client;
 
 use super::sink::TableSink;
-use super::source::{self, ListIndex, Only};
+use super::source::{self, position_of, ListIndex, Only};
 pub use super::source::{Lsl, OpKey};
 use super::values::{address, hex_fixed};
 use super::Skips;
@@ -56,16 +56,6 @@ pub async fn event_positions(
         positions.insert(chain, position);
     }
     Ok(positions)
-}
-
-/// (block, transaction_index, log_index) as read; `None` unless all are
-/// non-negative integers.
-pub fn position_of(block: i64, tx: &str, log: &str) -> Option<crate::snapshot::Position> {
-    Some([
-        u64::try_from(block).ok()?,
-        tx.parse().ok()?,
-        log.parse().ok()?,
-    ])
 }
 
 /// One new event of `events`, as far as the tail needs it.

@@ -615,7 +615,7 @@ pub async fn list_ops(
             let at = int8(t.get(4), "created_at")?.unwrap_or_default();
             let block = int8(t.get(5), "block_number")?.unwrap_or_default();
             let text = |i: usize| std::str::from_utf8(t.get(i).unwrap_or_default()).unwrap_or("");
-            let position = super::reread::position_of(block, text(6), text(7)).unwrap_or_default();
+            let position = position_of(block, text(6), text(7)).unwrap_or_default();
             keys.extend(tokens.iter().map(|_| (at, chain_id, position)));
         }
         // Almost always one list: the op is moved into the last row.
@@ -636,3 +636,13 @@ pub async fn list_ops(
 #[cfg(test)]
 #[path = "source_tests.rs"]
 mod tests;
+
+/// (block, transaction_index, log_index) as read; `None` unless all are
+/// non-negative integers.
+pub fn position_of(block: i64, tx: &str, log: &str) -> Option<crate::snapshot::Position> {
+    Some([
+        u64::try_from(block).ok()?,
+        tx.parse().ok()?,
+        log.parse().ok()?,
+    ])
+}

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use super::badges::{badge_events, gen_badges};
 use super::ens::gen_ens;
-use super::lists::{gen_list, ListKind, ListScratch, TAGS};
+use super::lists::{gen_list, ChunkOut, GenOp, ListKind, ListScratch, TAGS};
 use super::model::{stream_seed, Ctx, RowKind, STREAM_CHUNKS, STREAM_NON_USER_ENS};
 use super::GenerateOptions;
 use crate::rng::SplitMix64;
@@ -20,26 +20,6 @@ const CHUNK: u64 = 2048;
 const CHUNKS_PER_BATCH: u64 = 32;
 /// `list_ops` rows per batch handed on (one row group).
 const OPS_BATCH: usize = 1 << 20;
-
-/// Rows produced by one chunk of accounts: every table but `list_ops`
-/// in `rows`, the ops apart until their `seq` is known.
-#[derive(Default)]
-pub(super) struct ChunkOut {
-    pub rows: Tables,
-    pub list_ops: Vec<GenOp>,
-}
-
-/// A generated op before its `seq` is known: 24 bytes instead of a row
-/// with heap-allocated bytes (a 5M-account snapshot has ~130M).
-#[derive(Clone, Copy)]
-pub(super) struct GenOp {
-    pub updated_at: i64,
-    pub token_id: u64,
-    /// The target account.
-    pub target: u32,
-    pub tag: u16,
-    pub opcode: u8,
-}
 
 /// Moves every row of `from` to the end of `to`.
 pub(super) fn append_tables(to: &mut Tables, from: &mut Tables) {

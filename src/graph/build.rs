@@ -27,8 +27,6 @@
 //! fault sends the caller to the row reader (`read_snapshot_from`), which
 //! names the first fault exactly as docs/snapshot.md ("Validation") and
 //! the tests expect.
-use std::sync::Mutex;
-
 use super::accounts::{AddressTable, NameIndex, PrimaryLists};
 use super::badges::build_badges;
 use super::followers::build_follower_index;
@@ -39,49 +37,13 @@ use super::profiles::ProfilesBuilder;
 use super::ranked::RankedOrders;
 use super::ranks::{count_follows, count_tagged, leaderboard_order, Stats};
 use super::records::{forward_csr, list_csr, scan_records, Records};
+use super::stop::{limit, Stop};
 use super::tagged_by::TaggedBy;
 use super::tags::{scan_tags, SharedTags, TagTargets};
 use super::{Graph, SearchIndex, TableCounts};
 use crate::snapshot::{
-    checked_manifest, manifest_entries, read_small_tables, Address, SnapshotError,
-    SnapshotErrorKind, SnapshotFiles,
+    checked_manifest, manifest_entries, read_small_tables, Address, SnapshotFiles,
 };
-
-/// Why the streaming build stopped.
-pub(super) enum Stop {
-    /// The snapshot is invalid, or breaks a limit; the row reader names
-    /// the first fault when it is one of docs/snapshot.md's.
-    Invalid(SnapshotError),
-    /// Valid so far, but `list_ops` is not in `seq` order in the file: the
-    /// notification order (ties by `seq`) needs the rows sorted first.
-    OpsOutOfOrder,
-}
-
-impl From<SnapshotError> for Stop {
-    fn from(e: SnapshotError) -> Self {
-        Stop::Invalid(e)
-    }
-}
-
-/// A snapshot beyond what the graph's id widths hold.
-pub(super) fn limit(file: &str, reason: impl Into<String>) -> Stop {
-    Stop::Invalid(SnapshotError::new(SnapshotErrorKind::Limit, file, reason))
-}
-
-/// A uniqueness rule broken (found on the compact forms).
-pub(super) fn duplicate(file: &str, reason: impl Into<String>) -> Stop {
-    Stop::Invalid(SnapshotError::new(
-        SnapshotErrorKind::Duplicate,
-        file,
-        reason,
-    ))
-}
-
-/// A lock that a panicked holder did not poison for the others (a panic
-/// ends the load anyway).
-pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Builds the graph of the snapshot `src` holds.
 pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop> {
@@ -166,7 +128,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     timer.done("final ids");
 
     // 4. Record tags.
-    let mut tags = tags.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut tags = crate::sync::into_inner(tags);
     let at = TagTargets {
         primary_list_user: accounts.primary_list_users(),
         following: &following,

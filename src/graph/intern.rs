@@ -131,7 +131,7 @@ impl Interner {
         let mut homes = [0usize; BATCH];
         for batch in addresses.chunks(BATCH) {
             self.make_room();
-            let table = self.table.read().unwrap_or_else(|e| e.into_inner());
+            let table = crate::sync::read(&self.table);
             for (home, a) in homes.iter_mut().zip(batch) {
                 *home = self.hasher.hash_one(a) as usize & table.mask;
             }
@@ -195,10 +195,10 @@ impl Interner {
             let free = t.slots.len() - self.len();
             free < t.slots.len() / 8 * 3 || free < self.min_free
         };
-        if !full(&self.table.read().unwrap_or_else(|e| e.into_inner())) {
+        if !full(&crate::sync::read(&self.table)) {
             return;
         }
-        let mut table = self.table.write().unwrap_or_else(|e| e.into_inner());
+        let mut table = crate::sync::write(&self.table);
         while full(&table) {
             let bigger = Table::with_capacity(table.slots.len() * 2);
             for slot in table.slots.iter() {
@@ -221,7 +221,7 @@ impl Interner {
 
     /// The addresses in order, and each provisional id's final id.
     pub(super) fn finish(self) -> (Vec<Address>, Vec<u32>) {
-        let table = self.table.into_inner().unwrap_or_else(|e| e.into_inner());
+        let table = crate::sync::rw_into_inner(self.table);
         let mut pairs: Vec<(Address, u32)> = table
             .slots
             .par_iter()

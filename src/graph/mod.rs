@@ -56,6 +56,7 @@ mod ranks;
 mod records;
 mod scatter;
 mod search;
+mod stop;
 mod tagged_by;
 mod tags;
 mod term;
@@ -72,7 +73,6 @@ pub use ranked::RankedSort;
 pub use ranks::AccountStats;
 pub use records::{Record, RecordRow};
 pub use search::{IndexCost, IndexPlan, SearchIndex};
-pub use tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 pub use term::Term;
 
 use crate::snapshot::{
@@ -82,6 +82,12 @@ use crate::snapshot::{
 
 /// An account's dense id (index into the sorted addresses).
 pub type AccountId = u32;
+
+/// Flags of a tag set (`tags.rs`), precomputed so that list filters test
+/// one byte; the record indexes read them too.
+pub const FLAG_BLOCK: u8 = 1;
+pub const FLAG_MUTE: u8 = 2;
+pub const FLAG_TOP8: u8 = 4;
 
 /// Row counts of the snapshot's tables (as read, before visibility rules),
 /// by [`Table`]; serialised as `{table: rows}` in [`Table::ALL`] order.
@@ -390,8 +396,8 @@ impl Graph {
         let loaded = crate::snapshot::read_snapshot_from(src, name, dir)?;
         match stop {
             // Valid rows, but a limit of the graph broken.
-            build::Stop::Invalid(e) => Err(e),
-            build::Stop::OpsOutOfOrder => {
+            stop::Stop::Invalid(e) => Err(e),
+            stop::Stop::OpsOutOfOrder => {
                 tracing::info!("list_ops is not in seq order: sorting its rows in memory first");
                 Graph::from_tables(loaded.name, loaded.created_at_ms, loaded.tables)
             }
@@ -477,8 +483,8 @@ fn encode(
 
 fn build_from(files: &crate::snapshot::MemoryFiles, name: String) -> Result<Graph, SnapshotError> {
     build::build(files, name).map_err(|stop| match stop {
-        build::Stop::Invalid(e) => e,
-        build::Stop::OpsOutOfOrder => {
+        stop::Stop::Invalid(e) => e,
+        stop::Stop::OpsOutOfOrder => {
             SnapshotError::new(SnapshotErrorKind::Duplicate, "list_ops", "duplicate seq")
         }
     })

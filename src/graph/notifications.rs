@@ -21,10 +21,10 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::build::{limit, lock, Stop};
 use super::intern::Interner;
 use super::lookup::TokenMap;
 use super::scatter::{row_offsets_par, scatter_row_pairs};
+use super::stop::{limit, lock, Stop};
 use super::tags::{LocalTags, SharedTags};
 use super::AccountId;
 use crate::snapshot::{scan_list_ops, Address, SnapshotFiles, TableEntry, OP_TAG};
@@ -315,7 +315,7 @@ pub(super) fn group_ops(
         }
         lock(&found_tags).append(&mut found);
     });
-    let mut tags = found_tags.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut tags = crate::sync::into_inner(found_tags);
     tags.par_sort_unstable();
     drop(items);
     sort_rows_newest_first(&mut ops, &mut tags, &offsets);

@@ -10,8 +10,8 @@
 //! `EnsField` is the one definition of which slot holds which column: the
 //! builder fills the slots and the accessors read them through it.
 
-use super::build::{limit, Stop};
 use super::intern::Interner;
+use super::stop::{limit, Stop};
 use super::{prefetch, AccountId, FastMap};
 use crate::snapshot::{Address, EnsRow};
 

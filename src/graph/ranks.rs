@@ -19,8 +19,8 @@ use std::cmp::Reverse;
 use rayon::prelude::*;
 
 use super::records::ForwardCsr;
-use super::tags::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 use super::{prefetch, AccountId};
+use super::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 
 /// The five counts of one account, as stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

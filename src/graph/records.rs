@@ -24,11 +24,11 @@ use petgraph::visit::EdgeRef;
 use petgraph::Directed;
 use rayon::prelude::*;
 
-use super::build::{duplicate, limit, Stop};
 use super::intern::Interner;
 use super::lookup::TokenMap;
-use super::tags::{FLAG_BLOCK, FLAG_MUTE};
+use super::stop::{duplicate, limit, Stop};
 use super::{prefetch, AccountId};
+use super::{FLAG_BLOCK, FLAG_MUTE};
 use crate::snapshot::{scan_list_records, Address, SnapshotFiles, TableEntry};
 
 /// The forward CSR: edge weight = the record's `updated_at`.

@@ -139,7 +139,7 @@ mod tests {
                             }
                         }
                     }
-                    placed.lock().unwrap().append(&mut mine);
+                    crate::sync::lock(&placed).append(&mut mine);
                 })
             });
             assert_eq!(got, want);

@@ -14,17 +14,13 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::build::{duplicate, lock, Stop};
 use super::hash::map_heap_bytes;
 use super::lookup::TokenMap;
 use super::records::ForwardCsr;
+use super::stop::{duplicate, lock, Stop};
 use super::{AccountId, FastMap};
+use super::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 use crate::snapshot::{scan_list_record_tags, Address, SnapshotFiles, TableEntry};
-
-/// Flags of a tag set, precomputed so that list filters test one byte.
-pub const FLAG_BLOCK: u8 = 1;
-pub const FLAG_MUTE: u8 = 2;
-pub const FLAG_TOP8: u8 = 4;
 
 /// The graph's tags: texts and sets, as interned at load.
 pub(super) struct Tags {
@@ -230,7 +226,7 @@ pub(super) fn scan_tags(
             g.tags = LocalTags::default();
         },
     )?;
-    *tags = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    *tags = crate::sync::into_inner(shared);
     let keys: Vec<Vec<(u64, Address, u32)>> = groups.into_iter().map(|g| g.keys).collect();
     let mut keys = keys.concat();
     keys.par_sort_unstable();

@@ -252,11 +252,7 @@ fn answer(
     let method = incoming.method;
     let allowed = route.endpoint.method();
     if !allowed.accepts(method.as_str()) {
-        return Err(ApiError::MethodNotAllowed {
-            method: method.as_str().to_owned(),
-            path: decoded_path,
-            allowed,
-        });
+        return Err(allowed.not_allowed(method.as_str(), decoded_path));
     }
     if let Some(body) = &state.static_body {
         return Ok(json_response(StatusCode::OK, body.clone()));
@@ -391,9 +387,9 @@ fn status_of(result: &Result<WarpResponse, ApiError>) -> u16 {
 fn error_response(error: &ApiError) -> WarpResponse {
     let status = StatusCode::from_u16(error.status()).unwrap_or(StatusCode::BAD_REQUEST);
     let mut r = json_response(status, Bytes::from(error.body()));
-    if let ApiError::MethodNotAllowed { allowed, .. } = error {
+    if let ApiError::MethodNotAllowed { allow, .. } = error {
         r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static(allowed.allowed()));
+            .insert(header::ALLOW, HeaderValue::from_static(allow));
     }
     r
 }

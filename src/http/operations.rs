@@ -27,11 +27,7 @@ pub(super) fn respond(state: &AppState, op: Operation, request: &Incoming<'_>) -
     } else if method == Method::OPTIONS {
         Ok(preflight(allowed, request.requested_headers))
     } else {
-        Err(ApiError::MethodNotAllowed {
-            method: method.as_str().to_owned(),
-            path: path.to_owned(),
-            allowed,
-        })
+        Err(allowed.not_allowed(method.as_str(), path.to_owned()))
     };
     state
         .metrics

@@ -17,8 +17,10 @@ use parquet::errors::ParquetError;
 use parquet::file::reader::{ChunkReader, Length};
 use sha2::{Digest, Sha256};
 
-use super::manifest::MANIFEST;
 use super::{SnapshotError, SnapshotErrorKind};
+
+/// The manifest's file name in a snapshot directory.
+pub(crate) const MANIFEST: &str = "manifest.json";
 
 /// Where a snapshot's files come from: a directory, or memory (files
 /// downloaded from elsewhere). `file` is a plain name in the snapshot.

@@ -8,13 +8,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::files::SnapshotFiles;
+pub(crate) use super::files::MANIFEST;
 use super::schema::Table;
 use super::{SnapshotError, SnapshotErrorKind};
 
 pub const FORMAT_V1: &str = "graph-snapshot/1";
-
-/// The manifest's file name in a snapshot directory.
-pub(crate) const MANIFEST: &str = "manifest.json";
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableEntry {

@@ -56,6 +56,20 @@ pub struct TailOptions {
     pub statement_timeout: Duration,
 }
 
+impl TailOptions {
+    /// The tail's options of `serve`, when a database is given.
+    pub fn from_config(config: &crate::config::ServeConfig) -> Option<TailOptions> {
+        Some(TailOptions {
+            database_url: config.database_url()?,
+            interval: Duration::from_millis(config.tail_interval),
+            lookback: config.tail_lookback,
+            compact_interval: Duration::from_secs(config.compact_interval),
+            fresh_wait: Duration::from_millis(config.fresh_wait),
+            statement_timeout: Duration::from_secs(30),
+        })
+    }
+}
+
 /// Polls while `cache=fresh` requests wait start at most this often.
 const FRESH_POLL_SPACING: Duration = Duration::from_millis(100);
 /// The first wait after a failed poll; doubled per failure.
@@ -114,9 +128,7 @@ struct Control {
     new_base: Option<(Graph, Origin, Duration)>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::sync::lock;
 
 /// The handle the server keeps: the barrier, the reloader's hand-off, the
 /// status.

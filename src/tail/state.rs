@@ -182,11 +182,7 @@ impl State {
             } else {
                 Duration::from_secs(3600)
             };
-            control = shared
-                .wake
-                .wait_timeout(control, sleep)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            control = crate::sync::wait_timeout(&shared.wake, control, sleep);
         }
     }
 
