@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(
     name = "followgraph",
-    version,
+    version = crate::version::LONG,
     about = "Serves follow-graph lookups from Parquet snapshots, from memory"
 )]
 pub struct Cli {

@@ -25,3 +25,4 @@ pub mod store;
 pub mod sync;
 pub mod tail;
 pub mod time;
+pub mod version;

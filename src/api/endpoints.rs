@@ -127,6 +127,7 @@ endpoints! {
         Ready       GET "/ready";
         Metrics     GET "/metrics";
         Snapshot    GET "/snapshot";
+        Version     GET "/version";
         DebugPanic  GET "/debug/panic";
     }
 }

@@ -12,7 +12,7 @@ use crate::live::Live;
 /// (unknown paths and the operations endpoints).
 const LABELS: usize = Endpoint::COUNT + 1;
 const OTHER: usize = Endpoint::COUNT;
-const STATUSES: [u16; 9] = [200, 204, 400, 404, 405, 414, 431, 500, 503];
+const STATUSES: [u16; 10] = [200, 204, 400, 404, 405, 413, 414, 431, 500, 503];
 /// Histogram bucket upper bounds in seconds.
 const BUCKETS: [f64; 12] = [
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
@@ -108,6 +108,15 @@ impl Metrics {
     pub fn render(&self, live: &Live, cache_entries: usize, cache_bytes: usize) -> String {
         let mut out = String::with_capacity(8192);
         let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let _ = writeln!(
+            out,
+            "# HELP followgraph_build_info The build: version, git commit, build day (always 1).\n\
+             # TYPE followgraph_build_info gauge\n\
+             followgraph_build_info{{version=\"{}\",commit=\"{}\",build_date=\"{}\"}} 1",
+            crate::version::VERSION,
+            crate::version::COMMIT,
+            crate::version::BUILD_DATE
+        );
         out.push_str(
             "# HELP followgraph_requests_total Requests answered, by endpoint and status.\n",
         );

@@ -1,6 +1,7 @@
 //! The operations endpoints, outside `/api/v1`: liveness (`/health`),
 //! readiness (`/ready`, 503 until a snapshot is live), Prometheus metrics,
-//! the live snapshot's facts (`/snapshot`) and the panic route tests use
+//! the live snapshot's facts (`/snapshot`), the build (`/version`) and the
+//! panic route tests use
 //! (`/debug/panic`, an unknown path unless enabled). They answer their
 //! method (GET and HEAD) and OPTIONS as a preflight, like the API, and are
 //! counted under `other`.
@@ -43,6 +44,7 @@ fn render(state: &AppState, op: Operation) -> WarpResponse {
         Operation::Ready => ready(state),
         Operation::Metrics => metrics_text(state),
         Operation::Snapshot => snapshot_info(state),
+        Operation::Version => json_response(StatusCode::OK, Bytes::from(crate::version::json())),
         Operation::DebugPanic => panic!("deliberate panic (--debug-panic-route)"),
     }
 }

@@ -230,3 +230,66 @@ fn a_long_render_does_not_hold_up_other_requests() {
         }
     }
 }
+
+/// `YYYY-MM-DD` with a plausible year.
+fn is_day(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && text
+            .split('-')
+            .all(|part| part.bytes().all(|c| c.is_ascii_digit()))
+        && text[..4] >= *"2026"
+}
+
+#[test]
+fn the_build_names_itself_in_version_metrics_and_the_command_line() {
+    let srv = TestServer::start(&graph());
+    let resp = srv.get("/version");
+    assert_eq!(resp.status, 200, "{}", resp.text());
+    assert_json_content_type(&resp);
+    let v = resp.json();
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    let (commit, day) = (
+        v["commit"].as_str().expect("commit"),
+        v["build_date"].as_str().expect("build_date"),
+    );
+    // The build script names the checkout's HEAD (cargo runs it again when
+    // HEAD moves), or `unknown` outside a git checkout.
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    assert_eq!(commit, head.as_deref().unwrap_or("unknown"));
+    assert!(is_day(day), "build_date {day:?}");
+    assert_eq!(v.as_object().map(|o| o.len()), Some(3), "{v}");
+
+    let metrics = srv.get("/metrics").text();
+    let line = format!(
+        "followgraph_build_info{{version=\"{}\",commit=\"{commit}\",build_date=\"{day}\"}} 1",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        metrics.lines().any(|l| l == line),
+        "no {line} in\n{metrics}"
+    );
+
+    let out = followgraph_command(&["--version".into()], &[])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "followgraph {} (commit {commit}, built {day})\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    // Like the other operations endpoints: HEAD, OPTIONS, and 405 else.
+    assert_eq!(srv.head("/version").status, 200);
+    assert_eq!(srv.request("POST", "/version", &[]).status, 405);
+}

@@ -121,6 +121,15 @@ fn bad_bodies_are_400_and_large_ones_413() {
     );
     assert_no_user_found(&post("/api/v1/lists/99/buttonStateBatch", b"[]"));
     assert_no_user_found(&post("/api/v1/lists/8/buttonStateBatch", b"[]"));
+    // The 413 is counted under its own status, not `other`.
+    let metrics = srv.get("/metrics").text();
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l
+                == "followgraph_requests_total{endpoint=\"button_state_batch\",status=\"413\"} 1"),
+        "{metrics}"
+    );
 }
 
 #[test]
