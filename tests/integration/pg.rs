@@ -286,6 +286,105 @@ impl Postgres {
             .to_owned()
     }
 
+    /// Turns TLS on (a reload): a CA and a server certificate for
+    /// `localhost` made with the `openssl` command; returns the CA's PEM
+    /// file.
+    pub fn enable_tls(&self) -> PathBuf {
+        let dir = self.dir.path().join("tls");
+        std::fs::create_dir_all(&dir).unwrap();
+        let ssl = |args: &[&str]| {
+            check(
+                "openssl",
+                Command::new("openssl")
+                    .args(args)
+                    .current_dir(&dir)
+                    .output(),
+            )
+        };
+        ssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=followgraph test CA",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+        ]);
+        ssl(&[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+        ]);
+        std::fs::write(
+            dir.join("ext.cnf"),
+            "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n",
+        )
+        .unwrap();
+        ssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+            "-out",
+            "server.crt",
+        ]);
+        owned_dir(&dir);
+        check(
+            "chmod",
+            Command::new("chmod")
+                .arg("600")
+                .arg(dir.join("server.key"))
+                .output(),
+        );
+        // One statement per call: ALTER SYSTEM refuses a transaction block.
+        for (key, value) in [
+            (
+                "ssl_cert_file",
+                dir.join("server.crt").display().to_string(),
+            ),
+            ("ssl_key_file", dir.join("server.key").display().to_string()),
+            ("ssl", "on".to_owned()),
+        ] {
+            self.psql("postgres", &format!("ALTER SYSTEM SET {key} = '{value}'"));
+        }
+        self.psql("postgres", "SELECT pg_reload_conf()");
+        dir.join("ca.pem")
+    }
+
+    /// Refuses connections without TLS from now on (after `enable_tls`).
+    pub fn require_tls(&self) {
+        let hba = self.dir.path().join("data").join("pg_hba.conf");
+        let text = std::fs::read_to_string(&hba).unwrap();
+        std::fs::write(&hba, format!("hostnossl all all all reject\n{text}")).unwrap();
+        self.psql("postgres", "SELECT pg_reload_conf()");
+    }
+
     /// Fast shutdown; the data directory stays for `restart`.
     pub fn stop(&mut self) {
         if !self.running {

@@ -28,6 +28,7 @@ mod publishing;
 mod query_files;
 mod round_trip;
 mod rules;
+mod tls;
 mod transactions;
 
 const SCHEMA: &str = include_str!("../../indexer/schema.sql");

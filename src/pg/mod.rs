@@ -1,9 +1,11 @@
-//! PostgreSQL connections for the exporter and the indexer-database
-//! generator: connecting without TLS (the database is expected on a
-//! private network or a Unix socket) and printing a URL without its
-//! password.
+//! PostgreSQL connections for the exporter, the tail and the
+//! indexer-database generator: connecting, with TLS as the URL's
+//! `sslmode` asks (`tls.rs`), and printing a URL without its password.
 
-use tokio_postgres::{Client, Config, NoTls};
+mod tls;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_postgres::{Client, Config, Connection, NoTls};
 
 /// The URL with its password (if any) replaced by `***`: the only form in
 /// which a database URL is ever printed.
@@ -62,23 +64,44 @@ fn redact_key_value(text: &str) -> String {
 /// runtime. Errors name the redacted URL and never the password.
 pub async fn connect(url: &str, application_name: &str) -> Result<Client, String> {
     let shown = redact_url(url);
-    let mut config: Config = url
+    let settings = tls::settings(url).map_err(|e| format!("database URL {shown}: {e}"))?;
+    let mut config: Config = settings
+        .url
         .parse()
         .map_err(|e| format!("database URL {shown} is not valid: {e}"))?;
     if config.get_application_name().is_none() {
         config.application_name(application_name);
     }
     config.connect_timeout(std::time::Duration::from_secs(10));
-    let (client, connection) = config
-        .connect(NoTls)
-        .await
-        .map_err(|e| format!("cannot connect to {shown}: {}", describe(&e)))?;
+    let failed = |e: tokio_postgres::Error| format!("cannot connect to {shown}: {}", describe(&e));
+    let client =
+        match tls::client_config(&settings).map_err(|e| format!("database URL {shown}: {e}"))? {
+            None => {
+                let (client, connection) = config.connect(NoTls).await.map_err(failed)?;
+                drive(connection);
+                client
+            }
+            Some(tls) => {
+                let tls = tokio_postgres_rustls::MakeRustlsConnect::new(tls);
+                let (client, connection) = config.connect(tls).await.map_err(failed)?;
+                drive(connection);
+                client
+            }
+        };
+    Ok(client)
+}
+
+/// Runs a connection's driver until the client is dropped.
+fn drive<S, T>(connection: Connection<S, T>)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     tokio::spawn(async move {
         if let Err(e) = connection.await {
             tracing::debug!("database connection ended: {e}");
         }
     });
-    Ok(client)
 }
 
 /// A database error with the server's message, detail and hint (tokio-
