@@ -19,6 +19,7 @@ pub mod indexer;
 pub mod json;
 pub mod live;
 pub mod pg;
+pub mod rlimit;
 pub mod rng;
 pub mod snapshot;
 pub mod store;

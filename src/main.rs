@@ -50,6 +50,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         )?)),
         None => SnapshotSource::Path(snapshot_path(&config)),
     };
+    followgraph::rlimit::raise_open_files();
     let live = Arc::new(Live::default());
     let mut app = AppState::new(live.clone(), &config);
     if let Some(options) = followgraph::tail::TailOptions::from_config(&config) {

@@ -451,7 +451,7 @@ pub async fn bind(config: &ServeConfig) -> std::io::Result<tokio::net::TcpListen
     socket.set_reuseaddr(true)?;
     socket.bind(config.listen)?;
     let listener = socket.listen(LISTEN_BACKLOG)?;
-    if let Some(limit) = open_files_limit() {
+    if let Some((limit, _)) = crate::rlimit::open_files() {
         // Descriptors besides connections: the listener, snapshot files
         // during a reload, logs.
         let needed = config.max_connections as u64 + 64;
@@ -464,15 +464,4 @@ pub async fn bind(config: &ServeConfig) -> std::io::Result<tokio::net::TcpListen
         }
     }
     Ok(listener)
-}
-
-/// The soft `Max open files` of this process (`/proc/self/limits`).
-fn open_files_limit() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
-    line["Max open files".len()..]
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
 }

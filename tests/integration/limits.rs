@@ -152,3 +152,35 @@ fn operations_endpoints_answer_preflights() {
         assert_eq!(srv.request("DELETE", path, &[]).status, 405, "{path}");
     }
 }
+
+#[test]
+fn serve_raises_its_open_files_limit_to_the_hard_limit() {
+    let root = tempfile::tempdir().expect("tempdir");
+    write_and_publish(root.path(), "snap-1", CREATED_AT_MS, &graph());
+    // Started with a soft limit of 256, as many systems start services
+    // with 1,024.
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(r#"ulimit -Sn 256 && exec "$0" "$@""#)
+        .arg(env!("CARGO_BIN_EXE_followgraph"))
+        .args(serve_args(root.path()))
+        .env("NO_COLOR", "1");
+    let mut srv = TestServer::spawn_command(root, command);
+    srv.wait_ready(Duration::from_secs(60));
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", srv.pid())).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .expect("Max open files");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let (soft, hard) = (fields[3], fields[4]);
+    assert_eq!(soft, hard, "{line}");
+    assert_ne!(soft, "256", "{line}");
+    let log = srv.stderr_log();
+    assert!(
+        log.contains("open-files limit raised to the hard limit") && log.contains("from=256"),
+        "{log}"
+    );
+    assert_eq!(srv.get("/health").status, 200);
+}

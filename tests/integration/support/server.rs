@@ -92,10 +92,16 @@ impl TestServer {
         args: &[OsString],
         envs: &[(&str, OsString)],
     ) -> TestServer {
+        Self::spawn_command(root, followgraph_command(args, envs))
+    }
+
+    /// [`TestServer::spawn_unready`] of a command of the caller's (the
+    /// binary under a wrapper).
+    pub fn spawn_command(root: tempfile::TempDir, mut command: Command) -> TestServer {
         let logs = tempfile::tempdir().expect("tempdir");
         let stderr = File::create(logs.path().join("stderr.log")).expect("stderr log");
 
-        let mut child = followgraph_command(args, envs)
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr))
             .spawn()
@@ -154,6 +160,11 @@ impl TestServer {
     /// The server's stderr so far (for diagnostics).
     pub fn stderr_log(&self) -> String {
         std::fs::read_to_string(self.logs.path().join("stderr.log")).unwrap_or_default()
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// The child's exit status if it has exited.
