@@ -60,6 +60,29 @@ fn sslmode_and_sslrootcert_mean_what_they_mean_to_libpq() {
         encrypted(&with(&ip, &format!("sslmode=require&{root}"))),
         Ok(true)
     );
+    // Another CA than the one that signed the server's certificate.
+    let dir = ca.parent().unwrap();
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+        ])
+        .args(["-nodes", "-days", "2", "-subj", "/CN=another CA"])
+        .args(["-keyout", "other.key", "-out", "other.pem"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let other = format!("sslrootcert={}", dir.join("other.pem").display());
+    let wrong_ca = encrypted(&with(&host, &format!("sslmode=verify-full&{other}")));
+    assert!(
+        wrong_ca.as_ref().is_err_and(|e| e.contains("certificate")),
+        "{wrong_ca:?}"
+    );
     // The system's CAs do not know the test's CA.
     let unknown = encrypted(&with(&host, "sslmode=verify-full"));
     assert!(
@@ -93,4 +116,13 @@ fn the_export_runs_over_verified_tls() {
     let out = tempfile::tempdir().unwrap();
     crate::export::export_ok(&url, out.path(), &[]);
     assert!(crate::export::current(out.path()).is_some());
+}
+
+#[test]
+fn require_fails_against_a_server_without_tls_and_prefer_falls_back() {
+    let pg = Postgres::start();
+    let url = pg.url();
+    let refused = encrypted(&format!("{url}?sslmode=require")).unwrap_err();
+    assert!(refused.contains("TLS"), "{refused}");
+    assert_eq!(encrypted(&url), Ok(false));
 }
