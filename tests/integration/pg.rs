@@ -301,23 +301,7 @@ impl Postgres {
                     .output(),
             )
         };
-        ssl(&[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=followgraph test CA",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-        ]);
+        make_ca(&dir, "ca");
         ssl(&[
             "req",
             "-newkey",
@@ -421,6 +405,37 @@ impl Drop for Postgres {
                 .output();
         }
     }
+}
+
+/// A throwaway CA in `dir`: `<stem>.pem` and `<stem>.key`.
+pub fn make_ca(dir: &Path, stem: &str) {
+    check(
+        "openssl",
+        Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:P-256",
+            ])
+            .args([
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                &format!("/CN=followgraph test {stem}"),
+            ])
+            .args([
+                "-keyout",
+                &format!("{stem}.key"),
+                "-out",
+                &format!("{stem}.pem"),
+            ])
+            .current_dir(dir)
+            .output(),
+    );
 }
 
 /// `SELECT 1` over TCP with `password`, whatever happens.

@@ -62,21 +62,7 @@ fn sslmode_and_sslrootcert_mean_what_they_mean_to_libpq() {
     );
     // Another CA than the one that signed the server's certificate.
     let dir = ca.parent().unwrap();
-    let made = std::process::Command::new("openssl")
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-        ])
-        .args(["-nodes", "-days", "2", "-subj", "/CN=another CA"])
-        .args(["-keyout", "other.key", "-out", "other.pem"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(made.status.success());
+    crate::pg::make_ca(dir, "other");
     let other = format!("sslrootcert={}", dir.join("other.pem").display());
     let wrong_ca = encrypted(&with(&host, &format!("sslmode=verify-full&{other}")));
     assert!(
