@@ -293,3 +293,42 @@ fn the_build_names_itself_in_version_metrics_and_the_command_line() {
     assert_eq!(srv.head("/version").status, 200);
     assert_eq!(srv.request("POST", "/version", &[]).status, 405);
 }
+
+#[test]
+fn log_format_json_writes_one_object_per_line() {
+    let srv = TestServer::start_args(&graph(), &["--log-format", "json"]);
+    assert_eq!(srv.get("/health").status, 200);
+    let log = srv.stderr_log();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect();
+    assert!(!lines.is_empty(), "no log lines");
+    for line in &lines {
+        for key in ["timestamp", "level", "target", "message"] {
+            assert!(line.get(key).is_some(), "no {key} in {line}");
+        }
+    }
+    // An event's fields sit beside its message.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["message"] == "open-files limit" || l["to"].is_u64() || l["limit"].is_u64()),
+        "{log}"
+    );
+}
+
+#[test]
+fn metrics_carry_the_process_figures() {
+    let srv = TestServer::start(&graph());
+    let m = parse_metrics(&srv.get("/metrics").text());
+    let value = |name: &str| metric(&m, name, &[]).unwrap_or_else(|| panic!("no {name}"));
+    assert!(value("process_resident_memory_bytes") > 1e6);
+    assert!(value("process_resident_memory_peak_bytes") >= value("process_resident_memory_bytes"));
+    assert!(value("process_cpu_seconds_total") >= 0.0);
+    // The listener, the snapshot's files, stdio at least.
+    assert!(value("process_open_fds") >= 3.0);
+    assert!(value("process_max_fds") >= value("process_open_fds"));
+    assert!(value("process_threads") >= 2.0);
+}
