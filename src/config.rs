@@ -63,6 +63,11 @@ pub struct ServeConfig {
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, env = "FOLLOWGRAPH_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
+    /// A second address for the operations endpoints (`/metrics`,
+    /// `/snapshot`, `/version`, `/health`, `/ready`); the main one then
+    /// keeps only the API, `/health` and `/ready`.
+    #[arg(long, env = "FOLLOWGRAPH_ADMIN_LISTEN")]
+    pub admin_listen: Option<SocketAddr>,
     /// Response cache time-to-live in seconds (0 disables the cache).
     #[arg(long, env = "FOLLOWGRAPH_CACHE_TTL", default_value_t = 300)]
     pub cache_ttl: u64,

@@ -7,7 +7,7 @@ use followgraph::config::{
     CheckConfig, Cli, Command, GenerateConfig, LogFormat, PublishConfig, ServeConfig,
     DEFAULT_SNAPSHOT,
 };
-use followgraph::http::{self, AppState};
+use followgraph::http::{self, AppState, Listener};
 use followgraph::live::{Live, ReloadOptions, Reloader, SnapshotSource, Trigger};
 
 fn main() {
@@ -86,6 +86,14 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let admin = match config.admin_listen {
+            Some(at) => Some(
+                tokio::net::TcpListener::bind(at)
+                    .await
+                    .map_err(|e| format!("cannot listen on {at} (--admin-listen): {e}"))?,
+            ),
+            None => None,
+        };
         // Registered before anything can be signalled: from here on SIGHUP
         // reloads instead of killing the process.
         let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
@@ -102,7 +110,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         };
         if config.bench_static_body_bytes > 0 {
             announce(addr);
-            http::serve(state, listener, limits, shutdown_signal()).await;
+            http::serve(state, listener, Listener::All, limits, shutdown_signal()).await;
             return Ok(());
         }
         // With a database, the tail takes every loaded snapshot and is
@@ -137,7 +145,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         }
         tokio::spawn(reload_on_sighup(hangup, reloader));
         announce(addr);
-        http::serve(state, listener, limits, shutdown_signal()).await;
+        serve_all(state, listener, admin, limits).await;
         tracing::info!("stopped");
         Ok(())
     })
@@ -148,6 +156,40 @@ fn announce(addr: std::net::SocketAddr) {
     use std::io::Write;
     println!("listening on http://{addr}");
     let _ = std::io::stdout().flush();
+}
+
+/// Serves the listener, and the admin one when there is one, until
+/// SIGTERM or Ctrl-C; both then drain.
+async fn serve_all(
+    state: Arc<AppState>,
+    listener: tokio::net::TcpListener,
+    admin: Option<tokio::net::TcpListener>,
+    limits: http::ConnectionLimits,
+) {
+    let Some(admin) = admin else {
+        http::serve(state, listener, Listener::All, limits, shutdown_signal()).await;
+        return;
+    };
+    if let Ok(at) = admin.local_addr() {
+        println!("admin listening on http://{at}");
+    }
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = stop.send(true);
+    });
+    let until = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|s| *s).await;
+    };
+    let admin_side = tokio::spawn(http::serve(
+        state.clone(),
+        admin,
+        Listener::Admin,
+        limits.clone(),
+        until(stopped.clone()),
+    ));
+    http::serve(state, listener, Listener::Public, limits, until(stopped)).await;
+    let _ = admin_side.await;
 }
 
 async fn reload_on_sighup(mut hangup: tokio::signal::unix::Signal, reloader: Arc<Reloader>) {

@@ -67,10 +67,31 @@ impl AppState {
     }
 }
 
+/// Which paths a listener answers (`--admin-listen`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listener {
+    /// Everything: the only listener.
+    All,
+    /// The API, `/health` and `/ready` (for probes), beside an admin port.
+    Public,
+    /// The operations endpoints only.
+    Admin,
+}
+
+impl Listener {
+    fn serves_operation(self, op: Operation) -> bool {
+        match self {
+            Listener::All | Listener::Admin => true,
+            Listener::Public => matches!(op, Operation::Health | Operation::Ready),
+        }
+    }
+}
+
 /// Every request: method, path, raw query, the preflight's requested
 /// headers and (POST only) the body, answered by `respond`.
 pub fn routes(
     state: Arc<AppState>,
+    listener: Listener,
 ) -> impl Filter<Extract = (WarpResponse,), Error = Infallible> + Clone {
     warp::method()
         .and(warp::path::full())
@@ -96,12 +117,16 @@ pub fn routes(
                     // With a tail, `cache=fresh` is a read barrier: wait
                     // (no guard held) for a poll that started after now.
                     let barrier = match &state.tail {
-                        Some(tail) if wants_fresh(&method, path.as_str(), &query) => {
+                        Some(tail)
+                            if listener != Listener::Admin
+                                && wants_fresh(&method, path.as_str(), &query) =>
+                        {
                             Some(tail.barrier().await)
                         }
                         _ => None,
                     };
                     let request = Incoming {
+                        listener,
                         method: &method,
                         raw_path: path.as_str(),
                         query: &query,
@@ -202,6 +227,7 @@ fn requested_headers() -> impl Filter<Extract = (Option<String>,), Error = Infal
 
 /// What `respond` reads of a request.
 struct Incoming<'a> {
+    listener: Listener,
     method: &'a Method,
     raw_path: &'a str,
     query: &'a str,
@@ -219,9 +245,12 @@ fn respond(state: &AppState, request: &Incoming<'_>) -> WarpResponse {
         return error_response(&ApiError::UriTooLong { max });
     }
     if let Some(op) = Operation::at(raw_path) {
-        return operations::respond(state, op, request);
+        if request.listener.serves_operation(op) {
+            return operations::respond(state, op, request);
+        }
     }
     let (decoded, route) = api::route(raw_path);
+    let route = route.filter(|_| request.listener != Listener::Admin);
     let Some(route) = route else {
         state.metrics.observe(None, 404, Duration::ZERO);
         return error_response(&ApiError::UnknownPath(decoded));

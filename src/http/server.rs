@@ -11,7 +11,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use super::{routes, AppState};
+use super::{routes, AppState, Listener};
 use crate::config::ServeConfig;
 
 /// Connection-level limits.
@@ -41,10 +41,11 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 pub async fn serve(
     state: Arc<AppState>,
     listener: TcpListener,
+    answers: Listener,
     limits: ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) {
-    let service = warp::service(routes(state));
+    let service = warp::service(routes(state, answers));
     let graceful = GracefulShutdown::new();
     // A permit per connection: at the cap, accepting waits (the kernel's
     // backlog holds new connections) rather than refusing.

@@ -332,3 +332,38 @@ fn metrics_carry_the_process_figures() {
     assert!(value("process_max_fds") >= value("process_open_fds"));
     assert!(value("process_threads") >= 2.0);
 }
+
+#[test]
+fn admin_listen_takes_the_operations_endpoints_off_the_public_port() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let admin_port = free.local_addr().unwrap().port();
+    drop(free);
+    let admin_at = format!("127.0.0.1:{admin_port}");
+    let mut srv = TestServer::start_args(&graph(), &["--admin-listen", &admin_at]);
+    // The public port: the API and the probes only.
+    assert_eq!(srv.get("/api/v1/lists/1/details").status, 200);
+    assert_eq!(srv.get("/health").status, 200);
+    assert_eq!(srv.get("/ready").status, 200);
+    for path in ["/metrics", "/snapshot", "/version"] {
+        assert_unknown_path(&srv.get(path), path);
+    }
+    // The admin port: every operations endpoint, no API.
+    let mut admin = Conn::new(admin_port);
+    for path in ["/metrics", "/snapshot", "/version", "/health", "/ready"] {
+        assert_eq!(admin.get(path).unwrap().status, 200, "{path}");
+    }
+    let mut admin = Conn::new(admin_port);
+    let api = admin.get("/api/v1/lists/1/details").unwrap();
+    assert_unknown_path(&api, "/api/v1/lists/1/details");
+    // The public port's requests are counted where the admin port shows
+    // them.
+    let mut admin = Conn::new(admin_port);
+    let metrics = admin.get("/metrics").unwrap().text();
+    assert!(
+        metrics.contains("followgraph_requests_total{endpoint=\"list_details\",status=\"200\"} 1"),
+        "{metrics}"
+    );
+    srv.signal("TERM");
+    let status = srv.wait_exit(Duration::from_secs(35)).expect("exits");
+    assert!(status.success(), "{status:?}");
+}
