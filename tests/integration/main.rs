@@ -9,6 +9,7 @@ mod support;
 mod account;
 mod all_followers;
 mod badges;
+mod deploy;
 mod details;
 mod differential;
 mod errors;
