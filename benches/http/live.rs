@@ -32,7 +32,7 @@ use crate::load::measure_reload;
 use crate::measure::run_scenario;
 use crate::options::Opts;
 use crate::scenarios::{PathDraws, SCENARIOS};
-use crate::server::Server;
+use crate::server::{serve_args, Server};
 use crate::subjects::collect_subjects;
 use crate::writer::{Change, Pace, Writer};
 
@@ -49,16 +49,8 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn start_server(o: &Opts, root: &Path, tail: Option<String>, log: &Path) -> Server {
-    let mut args: Vec<String> = vec![
-        "--snapshot".into(),
-        root.display().to_string(),
-        "--listen".into(),
-        "127.0.0.1:0".into(),
-        "--poll-interval".into(),
-        "0".into(),
-        "--cache-ttl".into(),
-        "0".into(),
-    ];
+    let mut args = serve_args(root);
+    args.extend(["--cache-ttl".into(), "0".into()]);
     if let Some(url) = tail {
         args.extend(["--database-url".into(), url]);
     }

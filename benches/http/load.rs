@@ -13,7 +13,7 @@ use crate::client::{get_ok, http_get};
 use crate::die;
 use crate::options::Opts;
 use crate::round3;
-use crate::server::{proc_status_kib, signal, Server};
+use crate::server::{proc_status_kib, serve_args, signal, Server};
 
 /// What the first load measured.
 pub struct Load {
@@ -40,18 +40,7 @@ pub struct Load {
 /// ready and measures the load.
 pub fn measure_load(o: &Opts, root: &Path, work: &Path) -> (Server, Load) {
     eprintln!("load: starting the server on {}", root.display());
-    let mut server = Server::start(
-        &o.binary,
-        &[
-            "--snapshot".into(),
-            root.display().to_string(),
-            "--listen".into(),
-            "127.0.0.1:0".into(),
-            "--poll-interval".into(),
-            "0".into(),
-        ],
-        &work.join("server.log"),
-    );
+    let mut server = Server::start(&o.binary, &serve_args(root), &work.join("server.log"));
     let to_ready = server.wait_ready(Duration::from_secs(1800));
     std::thread::sleep(Duration::from_millis(500));
     let rss_after_load = server.rss();

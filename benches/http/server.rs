@@ -28,6 +28,19 @@ pub fn signal(pid: u32, sig: &str) {
         .status();
 }
 
+/// `serve`'s flags for `root` on a free loopback port, no polling of the
+/// root (the harness sends SIGHUP when it wants a reload).
+pub fn serve_args(root: &Path) -> Vec<String> {
+    vec![
+        "--snapshot".into(),
+        root.display().to_string(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+        "--poll-interval".into(),
+        "0".into(),
+    ]
+}
+
 pub struct Server {
     child: Child,
     pub pid: u32,
