@@ -144,3 +144,74 @@ fn the_systemd_unit_raises_the_open_files_limit_and_drains() {
         assert!(help.contains(name), "serve reads no {name}");
     }
 }
+
+/// The `followgraph_*` and `process_*` names a PromQL expression reads.
+fn metric_names(expr: &str) -> Vec<String> {
+    expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("followgraph_") || w.starts_with("process_"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every series name `/metrics` exports (a histogram's with its
+/// `_bucket`, `_sum` and `_count`), from a server with a tail on a
+/// database that is not there (its metrics are exported all the same).
+fn exported_names() -> std::collections::BTreeSet<String> {
+    let srv = crate::support::TestServer::start_args(
+        &crate::fixtures::graph(),
+        &[
+            "--database-url",
+            "postgres://nobody@127.0.0.1:1/none",
+            "--fresh-wait",
+            "100",
+        ],
+    );
+    let text = srv.get("/metrics").text();
+    let mut names = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let mut parts = rest.split_whitespace();
+            let (name, kind) = (parts.next().unwrap(), parts.next().unwrap());
+            names.insert(name.to_owned());
+            if kind == "histogram" {
+                for suffix in ["_bucket", "_sum", "_count"] {
+                    names.insert(format!("{name}{suffix}"));
+                }
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn the_dashboard_and_the_alerts_read_metrics_the_server_exports() {
+    let exported = exported_names();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/grafana/followgraph.json");
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut exprs: Vec<String> = Vec::new();
+    for panel in dashboard["panels"].as_array().unwrap() {
+        assert!(panel["title"].is_string());
+        for target in panel["targets"].as_array().unwrap() {
+            exprs.push(target["expr"].as_str().unwrap().to_owned());
+        }
+    }
+    assert!(exprs.len() >= 10);
+    let alerts = yaml("prometheus/alerts.yaml");
+    let rules = alerts["groups"][0]["rules"].as_sequence().unwrap();
+    for rule in rules {
+        assert!(rule["alert"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("Followgraph")));
+        assert!(["critical", "warning"].contains(&rule["labels"]["severity"].as_str().unwrap()));
+        assert!(rule["annotations"]["summary"].is_string());
+        exprs.push(rule["expr"].as_str().unwrap().to_owned());
+    }
+    for expr in &exprs {
+        let names = metric_names(expr);
+        assert!(!names.is_empty(), "{expr} reads no metric of ours");
+        for name in names {
+            assert!(exported.contains(&name), "{expr}: /metrics has no {name}");
+        }
+    }
+}
