@@ -215,3 +215,46 @@ fn the_dashboard_and_the_alerts_read_metrics_the_server_exports() {
         }
     }
 }
+
+#[test]
+fn the_compose_services_use_commands_and_variables_that_exist() {
+    let mut compose = yaml("compose.yaml");
+    compose.apply_merge().unwrap();
+    let services = compose["services"].as_mapping().unwrap();
+    let mut ours = 0;
+    for (name, service) in services {
+        if !service["image"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("followgraph:"))
+        {
+            continue;
+        }
+        ours += 1;
+        let command = service["command"][0].as_str().unwrap();
+        let help = known_env(command);
+        assert!(help.contains("Usage"), "{name:?}: no command {command}");
+        let env = service["environment"].as_mapping().into_iter().flatten();
+        for key in env.filter_map(|(k, _)| k.as_str()) {
+            assert!(
+                !key.starts_with("FOLLOWGRAPH_") || help.contains(key),
+                "{name:?}: {command} reads no {key}"
+            );
+        }
+    }
+    // generate, the exporter, two replicas.
+    assert_eq!(ours, 4);
+    let prometheus = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/prometheus/prometheus.yml"),
+    )
+    .unwrap();
+    for replica in ["server-1", "server-2"] {
+        let admin = compose["services"][replica]["environment"]["FOLLOWGRAPH_ADMIN_LISTEN"]
+            .as_str()
+            .unwrap();
+        let port = admin.rsplit(':').next().unwrap();
+        assert!(
+            prometheus.contains(&format!("{replica}:{port}")),
+            "{replica} is not scraped"
+        );
+    }
+}
