@@ -18,6 +18,7 @@ pub mod http;
 pub mod indexer;
 pub mod json;
 pub mod live;
+pub mod logs;
 pub mod pg;
 pub mod rlimit;
 pub mod rng;

@@ -4,25 +4,14 @@ use std::time::Duration;
 
 use clap::Parser;
 use followgraph::config::{
-    CheckConfig, Cli, Command, GenerateConfig, LogFormat, PublishConfig, ServeConfig,
-    DEFAULT_SNAPSHOT,
+    CheckConfig, Cli, Command, GenerateConfig, PublishConfig, ServeConfig, DEFAULT_SNAPSHOT,
 };
 use followgraph::http::{self, AppState, Listener};
 use followgraph::live::{Live, ReloadOptions, Reloader, SnapshotSource, Trigger};
 
 fn main() {
     let cli = Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    match cli.log_format {
-        LogFormat::Text => logs.init(),
-        // One object per line: time, level, target, the message and the
-        // event's fields at the top level.
-        LogFormat::Json => logs.json().flatten_event(true).init(),
-    }
+    followgraph::logs::init(cli.log_format);
     followgraph::allocator::tune();
     let result = match cli.command {
         Some(Command::Generate(config)) => generate(&config),

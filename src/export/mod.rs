@@ -181,7 +181,7 @@ fn run_rounds(
     runtime.block_on(async {
         if config.every == 0 {
             let summary = export_round(&options, remote).await?;
-            eprint!("{}", summary.render());
+            report(&summary);
             return Ok(());
         }
         let every = Duration::from_secs(config.every);
@@ -190,9 +190,15 @@ fn run_rounds(
         loop {
             tokio::select! {
                 result = export_round(&options, remote) => match result {
-                    Ok(summary) => eprint!("{}", summary.render()),
-                    Err(e) => eprintln!("export: round failed, {} stays current: {e}",
-                        current_name(&options.out).unwrap_or_else(|| "nothing".into())),
+                    Ok(summary) => report(&summary),
+                    Err(e) => {
+                        let current = current_name(&options.out).unwrap_or_else(|| "nothing".into());
+                        if crate::logs::json() {
+                            tracing::error!(error = %e, current = %current, "export round failed; the current snapshot stays");
+                        } else {
+                            eprintln!("export: round failed, {current} stays current: {e}");
+                        }
+                    }
                 },
                 _ = &mut stop => return Ok(()),
             }
@@ -215,8 +221,34 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
             _ = term.recv() => {}
             _ = int.recv() => {}
         }
-        eprintln!("export: stopping");
+        if crate::logs::json() {
+            tracing::info!("export stopping");
+        } else {
+            eprintln!("export: stopping");
+        }
     })
+}
+
+/// A published round's summary: the text report, or with JSON logs one
+/// event with its figures (the whole summary under `summary`, as JSON).
+fn report(summary: &Summary) {
+    if !crate::logs::json() {
+        eprint!("{}", summary.render());
+        return;
+    }
+    let json = summary.to_json();
+    let rows: u64 = json["rows"].as_object().map_or(0, |r| {
+        r.values().filter_map(serde_json::Value::as_u64).sum()
+    });
+    tracing::info!(
+        snapshot = %json["name"].as_str().unwrap_or(""),
+        created_at = %json["created_at"].as_str().unwrap_or(""),
+        rows,
+        skipped = summary.skips.total(),
+        seconds = json["seconds"]["total"].as_f64().unwrap_or(0.0),
+        summary = %json,
+        "export published"
+    );
 }
 
 fn current_name(root: &Path) -> Option<String> {

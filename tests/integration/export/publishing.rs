@@ -121,3 +121,26 @@ fn keep_retains_the_newest_snapshots_and_never_the_current_one() {
     );
     assert_eq!(current(out.path()).as_deref(), Some("k6"));
 }
+
+#[test]
+fn with_json_logs_the_export_reports_one_event_per_line() {
+    let pg = Postgres::start();
+    crate::export::indexer(&pg);
+    let out = tempfile::tempdir().unwrap();
+    let stderr = export_ok(&pg.url(), out.path(), &["--log-format", "json"]);
+    let events: Vec<serde_json::Value> = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
+        .collect();
+    let published = events
+        .iter()
+        .find(|e| e["message"] == "export published")
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let name = current(out.path()).expect("published");
+    assert_eq!(published["snapshot"], name.as_str());
+    assert_eq!(published["rows"], 0);
+    let summary: serde_json::Value =
+        serde_json::from_str(published["summary"].as_str().unwrap()).unwrap();
+    assert_eq!(summary["name"], name.as_str());
+}
