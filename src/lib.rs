@@ -20,7 +20,7 @@ pub mod json;
 pub mod live;
 pub mod logs;
 pub mod pg;
-pub mod rlimit;
+pub mod process;
 pub mod rng;
 pub mod snapshot;
 pub mod store;

@@ -44,7 +44,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         )?)),
         None => SnapshotSource::Path(snapshot_path(&config)),
     };
-    followgraph::rlimit::raise_open_files();
+    followgraph::process::raise_open_files();
     let live = Arc::new(Live::default());
     let mut app = AppState::new(live.clone(), &config);
     if let Some(options) = followgraph::tail::TailOptions::from_config(&config) {
@@ -264,7 +264,7 @@ fn check(config: &CheckConfig) -> Result<(), String> {
         .collect();
     let name = graph.name.clone();
     drop(graph);
-    let peak = followgraph::export::peak_rss_bytes().unwrap_or(0);
+    let peak = followgraph::process::peak_rss_bytes().unwrap_or(0);
     println!(
         "ok {name} {} in {:.1} s peak_rss_bytes={peak}",
         counts.join(" "),

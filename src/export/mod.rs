@@ -30,7 +30,7 @@ use crate::snapshot::{
 pub use reread::event_positions;
 use sink::TableSink;
 use source::Only;
-pub use summary::{cpu_seconds, peak_rss_bytes, SkipEntry, Skips, Summary};
+pub use summary::{SkipEntry, Skips, Summary};
 
 /// How the exported snapshot is checked before `CURRENT` moves.
 #[derive(Clone, Debug)]
@@ -418,8 +418,8 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         skips,
         bytes_written: written.values().map(|w| w.bytes).sum(),
         phases,
-        cpu_seconds: cpu_seconds(),
-        peak_rss: peak_rss_bytes(),
+        cpu_seconds: crate::process::cpu_seconds(),
+        peak_rss: crate::process::peak_rss_bytes(),
         verify_peak_rss,
         notes,
     };

@@ -70,26 +70,6 @@ pub struct Summary {
     pub notes: Vec<String>,
 }
 
-/// User + system CPU seconds of this process so far (Linux), threads
-/// included, children not.
-pub fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are
-    // the 14th and 15th fields of the whole line.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
-/// `VmHWM` of this process (Linux), in bytes.
-pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 impl Summary {
     pub fn to_json(&self) -> serde_json::Value {
         let rows: serde_json::Map<String, serde_json::Value> = Table::ALL

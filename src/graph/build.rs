@@ -239,17 +239,5 @@ fn process_cpu_ms() -> u64 {
     if !tracing::enabled!(tracing::Level::DEBUG) {
         return 0;
     }
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0;
-    };
-    // Fields after the command name (which may hold spaces): utime and
-    // stime are the 12th and 13th, in clock ticks (100 per second).
-    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let ticks: u64 = after_name
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|f| f.parse::<u64>().ok())
-        .sum();
-    ticks * 10
+    crate::process::cpu_seconds().map_or(0, |s| (s * 1000.0) as u64)
 }

@@ -265,62 +265,43 @@ impl Metrics {
 /// (a reload peaks well above the steady state), CPU, descriptors against
 /// their limit, threads. A figure `/proc` does not give is left out.
 fn render_process(out: &mut String) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let number = |key: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-    };
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // utime and stime: the 12th and 13th fields after the command name,
-    // in clock ticks (100 a second).
-    let cpu_ticks: Option<u64> = stat.rsplit_once(')').map(|(_, rest)| {
-        rest.split_whitespace()
-            .skip(11)
-            .take(2)
-            .filter_map(|f| f.parse::<u64>().ok())
-            .sum()
-    });
-    let fds = std::fs::read_dir("/proc/self/fd")
-        .ok()
-        .map(|d| d.count() as u64);
+    use crate::process;
     let figures: [(&str, &str, &str, Option<f64>); 6] = [
         (
             "process_resident_memory_bytes",
             "gauge",
             "Resident memory now.",
-            number("VmRSS").map(|k| (k * 1024) as f64),
+            process::rss_bytes().map(|b| b as f64),
         ),
         (
             "process_resident_memory_peak_bytes",
             "gauge",
             "The most resident memory so far (a reload's peak).",
-            number("VmHWM").map(|k| (k * 1024) as f64),
+            process::peak_rss_bytes().map(|b| b as f64),
         ),
         (
             "process_cpu_seconds_total",
             "counter",
             "User and system CPU time.",
-            cpu_ticks.map(|t| t as f64 / 100.0),
+            process::cpu_seconds(),
         ),
         (
             "process_open_fds",
             "gauge",
             "Open file descriptors.",
-            fds.map(|n| n as f64),
+            process::open_fds().map(|n| n as f64),
         ),
         (
             "process_max_fds",
             "gauge",
             "The open-files limit.",
-            crate::rlimit::open_files().map(|(soft, _)| soft as f64),
+            process::open_files().map(|(soft, _)| soft as f64),
         ),
         (
             "process_threads",
             "gauge",
             "Threads.",
-            number("Threads").map(|n| n as f64),
+            process::threads().map(|n| n as f64),
         ),
     ];
     for (name, kind, help, value) in figures {

@@ -480,7 +480,7 @@ pub async fn bind(config: &ServeConfig) -> std::io::Result<tokio::net::TcpListen
     socket.set_reuseaddr(true)?;
     socket.bind(config.listen)?;
     let listener = socket.listen(LISTEN_BACKLOG)?;
-    if let Some((limit, _)) = crate::rlimit::open_files() {
+    if let Some((limit, _)) = crate::process::open_files() {
         // Descriptors besides connections: the listener, snapshot files
         // during a reload, logs.
         let needed = config.max_connections as u64 + 64;
