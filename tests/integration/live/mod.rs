@@ -49,6 +49,16 @@ fn seed(ix: &mut Indexer<'_>) {
     }
 }
 
+/// The indexer's schema, the seed, and its export as snapshot `snap-a`.
+fn seeded_export(pg: &Postgres) -> (Indexer<'_>, tempfile::TempDir) {
+    create_schema(pg);
+    let mut ix = Indexer::new(pg);
+    seed(&mut ix);
+    let root = tempfile::tempdir().expect("tempdir");
+    export_ok(&pg.url(), root.path(), &["--name", "snap-a"]);
+    (ix, root)
+}
+
 fn serve_tail(root: &Path, url: &str, extra: &[&str]) -> TestServer {
     let mut flags = vec![
         "--database-url",
@@ -231,11 +241,7 @@ fn assert_same_answers(live: &TestServer, exported: &TestServer, targets: &[Stri
 #[test]
 fn live_answers_follow_every_commit_and_match_a_fresh_export() {
     let pg = Postgres::start();
-    create_schema(&pg);
-    let mut ix = Indexer::new(&pg);
-    seed(&mut ix);
-    let root = tempfile::tempdir().expect("tempdir");
-    export_ok(&pg.url(), root.path(), &["--name", "snap-a"]);
+    let (mut ix, root) = seeded_export(&pg);
     let url = read_only_url(&pg);
     let live = serve_tail(root.path(), &url, &["--compact-interval", "0"]);
 
@@ -306,11 +312,7 @@ fn wait_for(server: &TestServer, what: &str, pred: impl Fn(&serde_json::Value) -
 #[test]
 fn an_older_snapshot_swapped_in_never_undoes_a_live_follow() {
     let pg = Postgres::start();
-    create_schema(&pg);
-    let mut ix = Indexer::new(&pg);
-    seed(&mut ix);
-    let root = tempfile::tempdir().expect("tempdir");
-    export_ok(&pg.url(), root.path(), &["--name", "snap-a"]);
+    let (mut ix, root) = seeded_export(&pg);
     let live = serve_tail(root.path(), &pg.url(), &["--compact-interval", "3600"]);
     let at = ix.lists[&1].clone().expect("located");
     let target = account(33);
@@ -330,11 +332,7 @@ fn an_older_snapshot_swapped_in_never_undoes_a_live_follow() {
 #[test]
 fn the_database_stopped_keeps_answers_and_loses_nothing() {
     let mut pg = Postgres::start();
-    create_schema(&pg);
-    let mut ix = Indexer::new(&pg);
-    seed(&mut ix);
-    let root = tempfile::tempdir().expect("tempdir");
-    export_ok(&pg.url(), root.path(), &["--name", "snap-a"]);
+    let (mut ix, root) = seeded_export(&pg);
     let url = pg.url();
     let args = serve_args_with(
         root.path(),
