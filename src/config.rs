@@ -44,9 +44,14 @@ pub enum Command {
     /// Load a snapshot with the server's loader and report what it holds
     /// (exit 1 with the reason when the server would reject it).
     Check(CheckConfig),
-    /// Upload a snapshot directory to an object-store root and point its
-    /// CURRENT at it.
+    /// Publish a snapshot directory into a root (local or object storage)
+    /// and point its CURRENT at it.
     Publish(PublishConfig),
+    /// Inspect a snapshot root.
+    Snapshots(SnapshotsConfig),
+    /// Point a root's CURRENT at one of its published snapshots (rolling
+    /// back is promoting an older one).
+    Promote(PromoteConfig),
 }
 
 /// Where the committed default snapshot root lives.
@@ -59,7 +64,7 @@ pub struct ServeConfig {
     #[arg(long, env = "FOLLOWGRAPH_SNAPSHOT", default_value = DEFAULT_SNAPSHOT)]
     pub snapshot: PathBuf,
     #[command(flatten)]
-    pub store: crate::store::StoreOptions,
+    pub store: crate::root::StoreOptions,
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, env = "FOLLOWGRAPH_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
@@ -204,7 +209,7 @@ pub struct GenerateConfig {
     #[arg(long, env = "FOLLOWGRAPH_INDEXER_DATABASE_URL", conflicts_with = "out")]
     pub indexer_database_url: Option<String>,
     #[command(flatten)]
-    pub store: crate::store::StoreOptions,
+    pub store: crate::root::StoreOptions,
     /// The snapshot's created_at (ISO 8601 UTC).
     #[arg(
         long,
@@ -248,7 +253,42 @@ pub struct ExportConfig {
     #[arg(long, env = "FOLLOWGRAPH_STATEMENT_TIMEOUT", default_value_t = 600)]
     pub statement_timeout: u64,
     #[command(flatten)]
-    pub store: crate::store::StoreOptions,
+    pub shrink: ShrinkOptions,
+    #[command(flatten)]
+    pub store: crate::root::StoreOptions,
+}
+
+/// The guard against publishing a much smaller snapshot than the current.
+#[derive(Clone, Debug, Args)]
+pub struct ShrinkOptions {
+    /// Refuse to publish when a table has more than this many percent fewer
+    /// rows than in the current snapshot (naming the table).
+    #[arg(
+        long = "max-shrink",
+        env = "FOLLOWGRAPH_MAX_SHRINK",
+        value_name = "PERCENT",
+        default_value = "20",
+        value_parser = parse_percent
+    )]
+    pub max_shrink: f64,
+    /// Publish even when a table shrank by more than --max-shrink.
+    #[arg(long = "allow-shrink", env = "FOLLOWGRAPH_ALLOW_SHRINK")]
+    pub allow_shrink: bool,
+}
+
+impl ShrinkOptions {
+    pub fn guard(&self) -> crate::root::ShrinkGuard {
+        crate::root::ShrinkGuard((!self.allow_shrink).then_some(self.max_shrink / 100.0))
+    }
+}
+
+/// `20` or `20%`: a share in [0, 100].
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%');
+    match number.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("{text:?} is not a percentage from 0 to 100")),
+    }
 }
 
 impl ExportConfig {
@@ -269,10 +309,46 @@ pub struct CheckConfig {
 
 #[derive(Clone, Debug, Args)]
 pub struct PublishConfig {
-    /// The snapshot directory to upload (its name becomes the snapshot's).
+    /// The snapshot directory to publish (its name becomes the snapshot's).
     pub dir: PathBuf,
-    /// The object-store root, `s3://bucket/prefix`.
+    /// The root: a local directory or `s3://bucket/prefix`.
     pub root: String,
     #[command(flatten)]
-    pub store: crate::store::StoreOptions,
+    pub shrink: ShrinkOptions,
+    #[command(flatten)]
+    pub store: crate::root::StoreOptions,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct SnapshotsConfig {
+    #[command(subcommand)]
+    pub command: SnapshotsCommand,
+}
+
+#[derive(Clone, Debug, Subcommand)]
+pub enum SnapshotsCommand {
+    /// The root's snapshots, newest first: name, created, rows, bytes, and
+    /// which one CURRENT names.
+    List(ListConfig),
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct ListConfig {
+    /// The root: a local directory or `s3://bucket/prefix`.
+    pub root: String,
+    /// One JSON object per snapshot and line, for scripts.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub store: crate::root::StoreOptions,
+}
+
+#[derive(Clone, Debug, Args)]
+pub struct PromoteConfig {
+    /// The root: a local directory or `s3://bucket/prefix`.
+    pub root: String,
+    /// The published snapshot CURRENT is to name.
+    pub name: String,
+    #[command(flatten)]
+    pub store: crate::root::StoreOptions,
 }

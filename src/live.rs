@@ -2,7 +2,6 @@
 //! then published with one atomic pointer swap (arc-swap). Requests take
 //! an `Arc` of the current one and finish on it, whatever happens after.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -10,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use arc_swap::ArcSwapOption;
 
 use crate::graph::Graph;
+use crate::root::{Fingerprint, SnapshotRoot};
 use crate::snapshot::{SnapshotError, SnapshotErrorKind};
 use crate::sync::lock;
 
@@ -40,101 +40,53 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-/// Where the served snapshot comes from: a local root (or one snapshot
-/// directory), or a root on object storage.
-#[derive(Clone, Debug)]
-pub enum SnapshotSource {
-    Path(std::path::PathBuf),
-    S3(Arc<crate::store::S3Root>),
-}
+/// Where the served snapshot comes from: a snapshot root (or one
+/// snapshot directory) on disk or on object storage.
+pub type SnapshotSource = Arc<SnapshotRoot>;
 
 /// Where one loaded snapshot's files are: what a compaction reads the
 /// base's rows from.
 #[derive(Clone, Debug)]
-pub enum Origin {
-    Dir(std::path::PathBuf),
-    S3 {
-        root: Arc<crate::store::S3Root>,
-        name: String,
-    },
+pub struct Origin {
+    root: Arc<SnapshotRoot>,
+    name: String,
 }
 
 impl Origin {
     /// The snapshot's rows, read and validated again.
     pub fn read_rows(&self) -> Result<crate::snapshot::Tables, SnapshotError> {
-        match self {
-            Origin::Dir(dir) => crate::snapshot::read_snapshot(dir).map(|s| s.tables),
-            Origin::S3 { root, name } => {
-                let files = root.fetch(name)?;
+        let opened = self.root.open_snapshot(Some(&self.name))?;
+        opened
+            .with_files(|files| {
                 crate::snapshot::read_snapshot_from(
-                    &files,
-                    name.clone(),
-                    std::path::PathBuf::from(format!("{}/{name}", root.url())),
+                    files,
+                    opened.name.clone(),
+                    opened.location.clone(),
                 )
-                .map(|s| s.tables)
-            }
-        }
+            })
+            .map(|s| s.tables)
     }
 }
 
-impl SnapshotSource {
-    /// Reads, validates and indexes the snapshot the source points at now.
-    fn load(&self) -> Result<(Graph, Origin), SnapshotError> {
-        match self {
-            SnapshotSource::Path(path) => {
-                let dir = crate::snapshot::resolve_snapshot_dir(path)?;
-                let name = crate::snapshot::snapshot_name(&dir);
-                let graph = Graph::load(&crate::snapshot::DirFiles(&dir), name, dir.clone())?;
-                Ok((graph, Origin::Dir(dir)))
-            }
-            SnapshotSource::S3(root) => {
-                let name = root.current_name().map_err(|e| {
-                    SnapshotError::new(
-                        SnapshotErrorKind::NoSnapshot,
-                        format!("{}/CURRENT", root.url()),
-                        e,
-                    )
-                })?;
-                let files = root.fetch(&name)?;
-                let graph = Graph::load(
-                    &files,
-                    name.clone(),
-                    std::path::PathBuf::from(format!("{}/{name}", root.url())),
-                )?;
-                Ok((
-                    graph,
-                    Origin::S3 {
-                        root: root.clone(),
-                        name,
-                    },
-                ))
-            }
-        }
-    }
-
-    fn fingerprint(&self) -> Fingerprint {
-        match self {
-            SnapshotSource::Path(root) => Fingerprint::of(root),
-            SnapshotSource::S3(root) => match root.current() {
-                Ok((name, e_tag)) => Fingerprint::Object { name, e_tag },
-                Err(e) => Fingerprint::Unresolvable(e),
-            },
-        }
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            SnapshotSource::Path(p) => p.display().to_string(),
-            SnapshotSource::S3(root) => root.url().to_owned(),
-        }
-    }
+/// Reads, validates and indexes the snapshot `root` points at now.
+fn load(root: &SnapshotSource) -> Result<(Graph, Origin), SnapshotError> {
+    let opened = root.open_snapshot(None)?;
+    let graph = opened
+        .with_files(|files| Graph::load(files, opened.name.clone(), opened.location.clone()))?;
+    Ok((
+        graph,
+        Origin {
+            root: root.clone(),
+            name: opened.name,
+        },
+    ))
 }
 
 /// Reads, validates and indexes the snapshot `source` points at on the
 /// current rayon pool.
 pub fn build(source: &SnapshotSource) -> Result<(Graph, Origin, Duration), SnapshotError> {
     let started = Instant::now();
-    let (graph, origin) = crate::allocator::while_loading(|| source.load())?;
+    let (graph, origin) = crate::allocator::while_loading(|| load(source))?;
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
         "snapshot read and indexed"
@@ -207,39 +159,6 @@ pub enum Trigger {
     Poll,
     Signal,
     Initial,
-}
-
-/// Identifies the snapshot a root points at: its directory and its
-/// manifest's size and modification time, or why it cannot be resolved.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Fingerprint {
-    Snapshot {
-        dir: std::path::PathBuf,
-        manifest_len: u64,
-        manifest_modified: Option<SystemTime>,
-    },
-    /// On object storage: the name `CURRENT` holds and its manifest's ETag.
-    Object {
-        name: String,
-        e_tag: Option<String>,
-    },
-    Unresolvable(String),
-}
-
-impl Fingerprint {
-    pub fn of(root: &Path) -> Fingerprint {
-        match crate::snapshot::resolve_snapshot_dir(root) {
-            Err(e) => Fingerprint::Unresolvable(e.to_string()),
-            Ok(dir) => match std::fs::metadata(dir.join("manifest.json")) {
-                Err(e) => Fingerprint::Unresolvable(format!("{}: {e}", dir.display())),
-                Ok(meta) => Fingerprint::Snapshot {
-                    dir,
-                    manifest_len: meta.len(),
-                    manifest_modified: meta.modified().ok(),
-                },
-            },
-        }
-    }
 }
 
 #[derive(Default)]

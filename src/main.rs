@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use followgraph::config::{
-    CheckConfig, Cli, Command, GenerateConfig, PublishConfig, ServeConfig, DEFAULT_SNAPSHOT,
+    CheckConfig, Cli, Command, GenerateConfig, ServeConfig, SnapshotsCommand, DEFAULT_SNAPSHOT,
 };
 use followgraph::http::{self, AppState, Listener};
 use followgraph::live::{Live, ReloadOptions, Reloader, SnapshotSource, Trigger};
@@ -18,7 +18,11 @@ fn main() {
         Some(Command::Serve(config)) => serve(config),
         Some(Command::Export(config)) => followgraph::export::run(&config),
         Some(Command::Check(config)) => check(&config),
-        Some(Command::Publish(config)) => publish(&config),
+        Some(Command::Publish(config)) => followgraph::root::commands::publish(&config),
+        Some(Command::Snapshots(config)) => match &config.command {
+            SnapshotsCommand::List(list) => followgraph::root::commands::list(list),
+        },
+        Some(Command::Promote(config)) => followgraph::root::commands::promote(&config),
         None => serve(ServeConfig::default()),
     };
     if let Err(message) = result {
@@ -37,13 +41,10 @@ fn snapshot_path(config: &ServeConfig) -> PathBuf {
 }
 
 fn serve(config: ServeConfig) -> Result<(), String> {
-    let root = match config.snapshot.to_str().filter(|s| s.starts_with("s3://")) {
-        Some(url) => SnapshotSource::S3(Arc::new(followgraph::store::S3Root::open(
-            url,
-            &config.store,
-        )?)),
-        None => SnapshotSource::Path(snapshot_path(&config)),
-    };
+    let root: SnapshotSource = Arc::new(followgraph::root::SnapshotRoot::open_path(
+        &snapshot_path(&config),
+        &config.store,
+    )?);
     followgraph::process::raise_open_files();
     let live = Arc::new(Live::default());
     let mut app = AppState::new(live.clone(), &config);
@@ -220,9 +221,9 @@ fn generate(config: &GenerateConfig) -> Result<(), String> {
         );
         return Ok(());
     }
-    // An object-store root: written locally first, then uploaded.
+    // An object-store root: written locally first, then published.
     let remote = match options.out.to_str().filter(|o| o.starts_with("s3://")) {
-        Some(url) => Some(followgraph::store::S3Root::open(url, &config.store)?),
+        Some(url) => Some(followgraph::root::SnapshotRoot::open(url, &config.store)?),
         None => None,
     };
     let mut options = options;
@@ -233,9 +234,11 @@ fn generate(config: &GenerateConfig) -> Result<(), String> {
     let dir = followgraph::generate::generate(&options).map_err(|e| format!("generate: {e}"));
     let dir = match (&remote, dir) {
         (Some(root), Ok(dir)) => {
-            let published = root.publish_dir(&dir);
+            let name = followgraph::snapshot::snapshot_name(&dir);
+            let published = root.publish(&dir, &name, followgraph::root::ShrinkGuard::OFF, true);
             let _ = std::fs::remove_dir_all(&staging);
-            std::path::PathBuf::from(format!("{}/{}", root.url(), published?))
+            published?;
+            root.location(&name)
         }
         (None, dir) => dir?,
         (Some(_), Err(e)) => {
@@ -270,13 +273,5 @@ fn check(config: &CheckConfig) -> Result<(), String> {
         counts.join(" "),
         started.elapsed().as_secs_f64()
     );
-    Ok(())
-}
-
-/// `followgraph publish DIR s3://bucket/prefix`.
-fn publish(config: &PublishConfig) -> Result<(), String> {
-    let root = followgraph::store::S3Root::open(&config.root, &config.store)?;
-    let name = root.publish_dir(&config.dir)?;
-    eprintln!("published {}/{name}", root.url());
     Ok(())
 }

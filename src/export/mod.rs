@@ -3,11 +3,12 @@
 //!
 //! One round: lock the root, open ONE `REPEATABLE READ, READ ONLY`
 //! transaction, stream every table through its query into Parquet row
-//! groups under `ROOT/.tmp-<name>/` (a writer thread per table, so memory
-//! holds a few chunks), write the manifest last, load the result with the
-//! server's own loader, then rename the directory into place and replace
-//! `CURRENT` atomically, and apply `--keep`. Any error before the rename
-//! removes the temporary directory and publishes nothing.
+//! groups under `.tmp-<name>/` of the staging directory (the root itself
+//! on disk; a writer thread per table, so memory holds a few chunks),
+//! write the manifest last, load the result with the server's own loader,
+//! then publish it through the root (`root/`: the shrink guard, the files,
+//! `CURRENT` last) and apply `--keep`. Any error before that removes the
+//! temporary directory and publishes nothing.
 
 mod copy;
 mod ens;
@@ -20,12 +21,14 @@ mod values;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::ExportConfig;
+use crate::root::{ShrinkGuard, SnapshotRoot};
 use crate::snapshot::{
-    is_valid_snapshot_name, publish, sync_dir, Manifest, Table, TableEntry, WrittenTable,
-    FORMAT_V1, IN_PROGRESS_PREFIX,
+    is_valid_snapshot_name, sync_dir, Manifest, Table, TableEntry, WrittenTable, FORMAT_V1,
+    IN_PROGRESS_PREFIX,
 };
 pub use reread::event_positions;
 use sink::TableSink;
@@ -45,7 +48,13 @@ pub enum Verify {
 #[derive(Clone, Debug)]
 pub struct ExportOptions {
     pub database_url: String,
-    pub out: PathBuf,
+    /// Where the snapshot is published.
+    pub root: Arc<SnapshotRoot>,
+    /// Where it is written and verified first: the root itself on disk (a
+    /// `.tmp-` directory renamed into place), a local directory for an
+    /// object-store root.
+    pub staging: PathBuf,
+    pub guard: ShrinkGuard,
     pub name: Option<String>,
     pub keep: usize,
     /// Snapshot table -> (query file, its SQL).
@@ -95,9 +104,17 @@ impl ExportOptions {
         }
         let exe = std::env::current_exe()
             .map_err(|e| format!("cannot find this program to verify the export: {e}"))?;
+        let root = SnapshotRoot::open_path(&config.out, &config.store)?;
+        let staging = match &root {
+            SnapshotRoot::Dir(d) => d.path().to_path_buf(),
+            SnapshotRoot::S3(_) => std::env::temp_dir()
+                .join(format!("followgraph-export-staging-{}", std::process::id())),
+        };
         Ok(ExportOptions {
             database_url,
-            out: config.out.clone(),
+            root: Arc::new(root),
+            staging,
+            guard: config.shrink.guard(),
             name: config.name.clone(),
             keep: config.keep,
             queries,
@@ -112,66 +129,15 @@ impl ExportOptions {
 
 /// `followgraph export`: once, or every `--every` seconds until SIGTERM.
 pub fn run(config: &ExportConfig) -> Result<(), String> {
-    let mut options = ExportOptions::from_config(config)?;
-    // An object-store root: each round is exported and verified in a local
-    // staging root, then uploaded (CURRENT last). The store's client lives
-    // outside the async runtime below (it runs one of its own).
-    let remote = match config.out.to_str().filter(|o| o.starts_with("s3://")) {
-        Some(url) => {
-            let root = crate::store::S3Root::open(url, &config.store)?;
-            options.out = std::env::temp_dir()
-                .join(format!("followgraph-export-staging-{}", std::process::id()));
-            Some(root)
-        }
-        None => None,
-    };
-    let result = run_rounds(config, &options, remote.as_ref());
-    if remote.is_some() {
-        let _ = std::fs::remove_dir_all(&options.out);
+    let options = ExportOptions::from_config(config)?;
+    let result = run_rounds(config, &options);
+    if options.root.is_remote() {
+        let _ = std::fs::remove_dir_all(&options.staging);
     }
     result
 }
 
-/// One round, then the upload when the root is on object storage.
-async fn export_round(
-    options: &ExportOptions,
-    remote: Option<&crate::store::S3Root>,
-) -> Result<Summary, String> {
-    let mut summary = export_once(options).await?;
-    let Some(remote) = remote else {
-        return Ok(summary);
-    };
-    let started = Instant::now();
-    let local = summary.path.clone();
-    let keep = options.keep;
-    // The store's calls block on its own runtime: off this one.
-    let uploaded = tokio::task::block_in_place(|| {
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                let name = remote.publish_dir(&local)?;
-                if let Err(e) = remote.apply_retention(&name, keep) {
-                    tracing::warn!("--keep on {}: {e}", remote.url());
-                }
-                Ok::<_, String>(name)
-            })
-            .join()
-            .unwrap_or_else(|_| Err("the upload panicked".to_owned()))
-        })
-    });
-    let _ = std::fs::remove_dir_all(&local);
-    let name = uploaded?;
-    summary.path = PathBuf::from(format!("{}/{name}", remote.url()));
-    summary
-        .phases
-        .push(("upload".to_owned(), started.elapsed().as_secs_f64()));
-    Ok(summary)
-}
-
-fn run_rounds(
-    config: &ExportConfig,
-    options: &ExportOptions,
-    remote: Option<&crate::store::S3Root>,
-) -> Result<(), String> {
+fn run_rounds(config: &ExportConfig, options: &ExportOptions) -> Result<(), String> {
     let options = options.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -180,7 +146,7 @@ fn run_rounds(
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(async {
         if config.every == 0 {
-            let summary = export_round(&options, remote).await?;
+            let summary = export_once(&options).await?;
             report(&summary);
             return Ok(());
         }
@@ -189,10 +155,13 @@ fn run_rounds(
         tokio::pin!(stop);
         loop {
             tokio::select! {
-                result = export_round(&options, remote) => match result {
+                result = export_once(&options) => match result {
                     Ok(summary) => report(&summary),
                     Err(e) => {
-                        let current = current_name(&options.out).unwrap_or_else(|| "nothing".into());
+                        let current = off_runtime(|| options.root.current())
+                            .ok()
+                            .flatten()
+                            .unwrap_or_else(|| "nothing".into());
                         if crate::logs::json() {
                             tracing::error!(error = %e, current = %current, "export round failed; the current snapshot stays");
                         } else {
@@ -207,6 +176,18 @@ fn run_rounds(
                 _ = &mut stop => return Ok(()),
             }
         }
+    })
+}
+
+/// Runs `f` outside the async runtime: an object-store root blocks on a
+/// runtime of its own, which cannot start inside this one.
+fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    tokio::task::block_in_place(|| {
+        std::thread::scope(|s| {
+            s.spawn(f)
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        })
     })
 }
 
@@ -251,23 +232,15 @@ fn report(summary: &Summary) {
     );
 }
 
-fn current_name(root: &Path) -> Option<String> {
-    std::fs::read_to_string(root.join("CURRENT"))
-        .ok()
-        .map(|s| s.trim().to_owned())
-}
-
-/// Removes the temporary snapshot directory unless the round published it.
+/// Removes the temporary snapshot directory when the round ends (once
+/// published it has moved, or been uploaded).
 struct TmpDir {
     path: PathBuf,
-    keep: bool,
 }
 
 impl Drop for TmpDir {
     fn drop(&mut self) {
-        if !self.keep {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
+        let _ = std::fs::remove_dir_all(&self.path);
     }
 }
 
@@ -285,10 +258,9 @@ pub fn default_name(ms: i64) -> String {
 /// nothing and says why.
 pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
     let started = Instant::now();
-    let root = &opts.out;
+    let root = &opts.staging;
     std::fs::create_dir_all(root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
-    let _lock = lock_root(root)?;
-    remove_stale_tmp_dirs(root);
+    let _lock = off_runtime(|| opts.root.lock())?;
     let mut phases: Vec<(String, f64)> = Vec::new();
     let mut phase = Instant::now();
     let mut lap = |name: &str, phases: &mut Vec<(String, f64)>| {
@@ -324,10 +296,9 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         .get(0);
     lap("connect", &mut phases);
 
-    let name = choose_name(root, opts.name.as_deref(), created_at_ms)?;
+    let name = off_runtime(|| choose_name(opts, opts.name.as_deref(), created_at_ms))?;
     let tmp = TmpDir {
         path: root.join(format!("{IN_PROGRESS_PREFIX}{name}")),
-        keep: false,
     };
     std::fs::create_dir(&tmp.path)
         .map_err(|e| format!("cannot create {}: {e}", tmp.path.display()))?;
@@ -409,10 +380,9 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
     let verify_peak_rss = verify(&opts.verify, &tmp.path)?;
     lap("verify", &mut phases);
 
-    let path = root.join(&name);
     let mut summary = Summary {
         name: name.clone(),
-        path: path.clone(),
+        path: opts.root.location(&name),
         created_at_ms,
         rows: written.iter().map(|(t, w)| (*t, w.rows)).collect(),
         skips,
@@ -432,17 +402,8 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
     sync_dir(&tmp.path).map_err(|e| format!("cannot sync {}: {e}", tmp.path.display()))?;
 
     let publishing = Instant::now();
-    let mut tmp = tmp;
-    std::fs::rename(&tmp.path, &path).map_err(|e| {
-        format!(
-            "cannot rename {} to {}: {e}",
-            tmp.path.display(),
-            path.display()
-        )
-    })?;
-    tmp.keep = true;
-    publish(root, &name).map_err(|e| format!("cannot replace {}/CURRENT: {e}", root.display()))?;
-    if let Err(e) = apply_retention(root, &name, opts.keep) {
+    off_runtime(|| opts.root.publish(&tmp.path, &name, opts.guard, true))?;
+    if let Err(e) = off_runtime(|| opts.root.retain(&name, opts.keep)) {
         summary.notes.push(format!("--keep: {e}"));
     }
     summary
@@ -454,53 +415,22 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
     Ok(summary)
 }
 
-/// An exclusive lock on `ROOT/.export.lock` for the whole round: two
-/// exporters on one root would otherwise race on `CURRENT` and retention.
-fn lock_root(root: &Path) -> Result<std::fs::File, String> {
-    let path = root.join(".export.lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-            "another export holds {} (one exporter per snapshot root)",
-            path.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", path.display())),
-    }
-}
-
-/// `.tmp-*` directories left by an export that was killed (the lock says
-/// no other export is running).
-fn remove_stale_tmp_dirs(root: &Path) {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
+/// The given name, refused when taken, else the default name of the
+/// export's time (with `-2`, `-3`, … when taken: later names still sort
+/// later).
+fn choose_name(
+    opts: &ExportOptions,
+    given: Option<&str>,
+    created_at_ms: i64,
+) -> Result<String, String> {
+    let taken = |name: &str| -> Result<bool, String> {
+        Ok(opts.staging.join(name).exists() || opts.root.manifest(name)?.is_some())
     };
-    for entry in entries.flatten() {
-        if entry
-            .file_name()
-            .to_string_lossy()
-            .starts_with(IN_PROGRESS_PREFIX)
-        {
-            tracing::info!(
-                "removing {}, left by an interrupted export",
-                entry.path().display()
-            );
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
-fn choose_name(root: &Path, given: Option<&str>, created_at_ms: i64) -> Result<String, String> {
     if let Some(name) = given {
-        if root.join(name).exists() {
+        if taken(name)? {
             return Err(format!(
                 "{} already exists (a published snapshot is never replaced)",
-                root.join(name).display()
+                opts.root.location(name).display()
             ));
         }
         return Ok(name.to_owned());
@@ -508,8 +438,7 @@ fn choose_name(root: &Path, given: Option<&str>, created_at_ms: i64) -> Result<S
     let base = default_name(created_at_ms);
     let mut name = base.clone();
     let mut n = 1;
-    // Two exports within one second: later names still sort later.
-    while root.join(&name).exists() {
+    while taken(&name)? {
         n += 1;
         name = format!("{base}-{n}");
     }
@@ -587,43 +516,6 @@ fn verify(how: &Verify, dir: &Path) -> Result<Option<u64>, String> {
                 .trim_start_matches("followgraph: ");
             Err(rejected(reason))
         }
-    }
-}
-
-/// Keeps the `keep` newest snapshots (by manifest `created_at`, then name)
-/// and always the one `CURRENT` names; deletes the other snapshot
-/// directories (those holding a `manifest.json`) of the root.
-fn apply_retention(root: &Path, current: &str, keep: usize) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(root).map_err(|e| format!("cannot list {}: {e}", root.display()))?;
-    let mut snapshots: Vec<(i64, String)> = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let manifest = entry.path().join("manifest.json");
-        if !is_valid_snapshot_name(&name) || name.starts_with('.') || !manifest.is_file() {
-            continue;
-        }
-        let created = std::fs::read(&manifest)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
-            .and_then(|m| crate::time::parse_iso_ms(&m.created_at))
-            .unwrap_or(i64::MIN);
-        snapshots.push((created, name));
-    }
-    snapshots.sort_unstable_by(|a, b| b.cmp(a));
-    let mut failures = Vec::new();
-    for (_, name) in snapshots.iter().skip(keep) {
-        if name == current {
-            continue;
-        }
-        if let Err(e) = std::fs::remove_dir_all(root.join(name)) {
-            failures.push(format!("cannot delete {name}: {e}"));
-        }
-    }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("; "))
     }
 }
 

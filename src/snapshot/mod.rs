@@ -33,6 +33,7 @@ mod write;
 
 pub use column::is_json_object;
 pub use error::{SnapshotError, SnapshotErrorKind};
+pub(crate) use files::MANIFEST;
 pub use files::{DirFiles, MemoryFiles, SnapshotFiles, TableBytes};
 pub(crate) use manifest::{checked_manifest, manifest_entries};
 pub use manifest::{

@@ -26,6 +26,7 @@ mod openapi;
 mod protocol;
 mod ranked;
 mod reload;
+mod roots;
 mod running;
 mod s3;
 mod search;

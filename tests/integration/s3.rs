@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use crate::support::{run_to_exit, serve_args_with, TestServer};
 
-const BUCKET: &str = "fgtest";
+pub const BUCKET: &str = "fgtest";
 const KEY_ID: &str = "fgtestkey";
-const SECRET: &str = "fgtest-secret-value";
+pub const SECRET: &str = "fgtest-secret-value";
 
 /// A port p with p and p + 10000 (SeaweedFS's gRPC port) both free.
 fn port_pair() -> u16 {

@@ -144,3 +144,47 @@ fn with_json_logs_the_export_reports_one_event_per_line() {
         serde_json::from_str(published["summary"].as_str().unwrap()).unwrap();
     assert_eq!(summary["name"], name.as_str());
 }
+
+#[test]
+fn a_table_that_shrank_past_max_shrink_is_not_published() {
+    let pg = Postgres::start();
+    indexer(&pg);
+    pg.execute(&fixture_sql(false));
+    let out = tempfile::tempdir().unwrap();
+    export_ok(&pg.url(), out.path(), &["--name", "first"]);
+    pg.execute("DELETE FROM efp_list_records");
+    let (code, stderr) = export(&pg.url(), out.path(), &["--name", "second"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("rows (100.0% fewer), more than --max-shrink 20%"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--allow-shrink publishes it anyway"),
+        "{stderr}"
+    );
+    assert_eq!(current(out.path()).as_deref(), Some("first"));
+    assert_eq!(snapshot_dirs(out.path()), vec!["first".to_owned()]);
+    // The environment's setting, then the flag that lets it through.
+    let (code, stderr) = export_with_env(
+        &pg.url(),
+        out.path(),
+        &["--name", "second"],
+        &[("FOLLOWGRAPH_MAX_SHRINK", "100".into())],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    pg.execute("DELETE FROM efp_lists");
+    let (code, stderr) = export(
+        &pg.url(),
+        out.path(),
+        &["--name", "third", "--allow-shrink"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(current(out.path()).as_deref(), Some("third"));
+    let (code, stderr) = export(&pg.url(), out.path(), &["--max-shrink", "120"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("not a percentage from 0 to 100"),
+        "{stderr}"
+    );
+}

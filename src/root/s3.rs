@@ -1,6 +1,7 @@
-//! Snapshot roots on S3-compatible object storage (`s3://bucket/prefix`): the
-//! same layout and publishing protocol as on disk (docs/snapshot.md), read and
-//! written through `object_store`. A replica downloads a snapshot's files into
+//! A snapshot root on S3-compatible object storage (`s3://bucket/prefix`):
+//! the same layout and publishing protocol as on disk (docs/snapshot.md),
+//! read and written through `object_store`; `CURRENT` is replaced with a
+//! conditional write where the store has them. A replica downloads a snapshot's files into
 //! memory, checks their sizes, and validates them with the ordinary reader
 //! (which also checks the manifest's sha256).
 //!
@@ -18,6 +19,7 @@ use object_store::{
     RetryConfig, UpdateVersion,
 };
 
+use super::Listed;
 use crate::snapshot::{
     is_valid_snapshot_name, Manifest, MemoryFiles, SnapshotError, SnapshotErrorKind,
 };
@@ -147,7 +149,7 @@ impl S3Root {
 
     /// `CURRENT`'s snapshot name and the named manifest's ETag: what a
     /// replica polls.
-    pub fn current(&self) -> Result<(String, Option<String>), String> {
+    pub fn fingerprint(&self) -> Result<(String, Option<String>), String> {
         self.block_on(async {
             let name = self.read_current_name().await?;
             let meta = self
@@ -256,32 +258,21 @@ impl S3Root {
         Ok(bytes)
     }
 
-    /// Uploads the snapshot directory `dir` as `<root>/<name>/` (the table
-    /// files, then the manifest) and then points `CURRENT` at it, with a
-    /// conditional write where the store supports one (two publishers
-    /// cannot interleave). A name already published is refused.
-    pub fn publish_dir(&self, dir: &std::path::Path) -> Result<String, String> {
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .filter(|n| is_valid_snapshot_name(n))
-            .ok_or_else(|| format!("{} has no valid snapshot name", dir.display()))?;
+    /// Uploads the snapshot directory `dir` as `<root>/<name>/`: the table
+    /// files, then the manifest (a snapshot is one once its manifest is
+    /// there). A name already published is refused.
+    pub(super) fn upload(&self, dir: &std::path::Path, name: &str) -> Result<(), String> {
         let manifest_bytes = std::fs::read(dir.join("manifest.json"))
             .map_err(|e| format!("cannot read {}/manifest.json: {e}", dir.display()))?;
         let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
             .map_err(|e| format!("{}/manifest.json is malformed: {e}", dir.display()))?;
+        if self.manifest(name)?.is_some() {
+            return Err(format!(
+                "{}/{name} is already published (a snapshot is never modified)",
+                self.url
+            ));
+        }
         self.block_on(async {
-            let manifest_key = self.key(&format!("{name}/manifest.json"));
-            match self.store.head(&manifest_key).await {
-                Ok(_) => {
-                    return Err(format!(
-                        "{}/{name} is already published (a snapshot is never modified)",
-                        self.url
-                    ))
-                }
-                Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => return Err(store_error(&format!("cannot reach {}", self.url), e)),
-            }
             // export.json rides along when present (the server ignores it).
             let extra = dir
                 .join("export.json")
@@ -304,70 +295,100 @@ impl S3Root {
                     .map_err(|e| store_error(&format!("cannot upload {name}/{file}"), e))?;
             }
             self.store
-                .put(&manifest_key, PutPayload::from(manifest_bytes))
+                .put(
+                    &self.key(&format!("{name}/manifest.json")),
+                    PutPayload::from(manifest_bytes),
+                )
                 .await
                 .map_err(|e| store_error(&format!("cannot upload {name}/manifest.json"), e))?;
-            self.replace_current(&name).await?;
-            Ok(name)
+            Ok(())
         })
     }
 
-    /// Keeps the `keep` newest snapshots under the root (by manifest
-    /// `created_at`) and always `current`; deletes the others' objects.
-    pub fn apply_retention(&self, current: &str, keep: usize) -> Result<(), String> {
+    /// `CURRENT`'s name, `None` when the root has none yet.
+    pub(super) fn read_current(&self) -> Result<Option<String>, String> {
+        match self.block_on(self.store.head(&self.key("CURRENT"))) {
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(store_error(&format!("cannot read {}/CURRENT", self.url), e)),
+            Ok(_) => self.current_name().map(Some),
+        }
+    }
+
+    /// Snapshot `name`'s manifest; `None` when no such snapshot is
+    /// published.
+    pub(super) fn manifest(&self, name: &str) -> Result<Option<Manifest>, String> {
+        let key = self.key(&format!("{name}/manifest.json"));
         self.block_on(async {
-            let prefix = (!self.prefix.is_empty()).then(|| StorePath::from(self.prefix.as_str()));
-            let listing = self
-                .store
-                .list_with_delimiter(prefix.as_ref())
+            let got = match self.store.get(&key).await {
+                Ok(got) => got,
+                Err(object_store::Error::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(store_error(&format!("cannot read {}/{key}", self.url), e)),
+            };
+            let bytes = got
+                .bytes()
                 .await
-                .map_err(|e| store_error(&format!("cannot list {}", self.url), e))?;
-            let mut snapshots: Vec<(i64, String)> = Vec::new();
-            for dir in listing.common_prefixes {
-                let Some(name) = dir.filename().map(str::to_owned) else {
-                    continue;
-                };
-                let manifest = match self
-                    .store
-                    .get(&self.key(&format!("{name}/manifest.json")))
-                    .await
-                {
-                    Ok(got) => got.bytes().await.ok(),
-                    Err(_) => None,
-                };
-                let Some(manifest) = manifest else {
-                    continue; // not a snapshot: never deleted
-                };
-                let created = serde_json::from_slice::<Manifest>(&manifest)
-                    .ok()
-                    .and_then(|m| crate::time::parse_iso_ms(&m.created_at))
-                    .unwrap_or(i64::MIN);
-                snapshots.push((created, name));
+                .map_err(|e| store_error(&format!("cannot read {}/{key}", self.url), e))?;
+            serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| format!("{}/{name}/manifest.json is malformed: {e}", self.url))
+        })
+    }
+
+    /// Every published snapshot (a folder holding a readable manifest)
+    /// with the bytes of its objects.
+    pub(super) fn list(&self) -> Result<Vec<Listed>, String> {
+        let prefix = (!self.prefix.is_empty()).then(|| StorePath::from(self.prefix.as_str()));
+        let folders = self
+            .block_on(self.store.list_with_delimiter(prefix.as_ref()))
+            .map_err(|e| store_error(&format!("cannot list {}", self.url), e))?
+            .common_prefixes;
+        let mut out = Vec::new();
+        for folder in folders {
+            let Some(name) = folder.filename().map(str::to_owned) else {
+                continue;
+            };
+            if !is_valid_snapshot_name(&name) {
+                continue;
             }
-            snapshots.sort_unstable_by(|a, b| b.cmp(a));
-            for (_, name) in snapshots.iter().skip(keep) {
-                if name == current {
-                    continue;
-                }
-                let listed = self
-                    .store
-                    .list_with_delimiter(Some(&self.key(name)))
+            // Not a snapshot (or not readable as one): listed by no one.
+            let Ok(Some(manifest)) = self.manifest(&name) else {
+                continue;
+            };
+            let objects = self
+                .block_on(self.store.list_with_delimiter(Some(&self.key(&name))))
+                .map_err(|e| store_error(&format!("cannot list {}/{name}", self.url), e))?
+                .objects;
+            let bytes = objects.iter().map(|o| o.size).sum();
+            out.push(Listed::new(name, &manifest, bytes));
+        }
+        Ok(out)
+    }
+
+    /// Deletes snapshot `name`'s objects, the manifest first: a
+    /// half-deleted snapshot is then no longer one.
+    pub(super) fn delete(&self, name: &str) -> Result<(), String> {
+        self.block_on(async {
+            let listed = self
+                .store
+                .list_with_delimiter(Some(&self.key(name)))
+                .await
+                .map_err(|e| store_error(&format!("cannot list {name}"), e))?;
+            let mut objects: Vec<StorePath> =
+                listed.objects.into_iter().map(|o| o.location).collect();
+            objects.sort_by_key(|p| p.filename() != Some("manifest.json"));
+            for object in objects {
+                self.store
+                    .delete(&object)
                     .await
-                    .map_err(|e| store_error(&format!("cannot list {name}"), e))?;
-                // The manifest first: a half-deleted snapshot is then no
-                // longer one.
-                let mut objects: Vec<StorePath> =
-                    listed.objects.into_iter().map(|o| o.location).collect();
-                objects.sort_by_key(|p| p.filename() != Some("manifest.json"));
-                for object in objects {
-                    self.store
-                        .delete(&object)
-                        .await
-                        .map_err(|e| store_error(&format!("cannot delete {object}"), e))?;
-                }
+                    .map_err(|e| store_error(&format!("cannot delete {object}"), e))?;
             }
             Ok(())
         })
+    }
+
+    /// Points `CURRENT` at `name` (see `replace_current`).
+    pub(super) fn set_current(&self, name: &str) -> Result<(), String> {
+        self.block_on(self.replace_current(name))
     }
 
     /// `CURRENT` <- `name`: created if absent, else replaced only if it is
