@@ -27,8 +27,7 @@ use std::time::{Duration, Instant};
 use crate::config::ExportConfig;
 use crate::root::{ShrinkGuard, SnapshotRoot};
 use crate::snapshot::{
-    is_valid_snapshot_name, sync_dir, Manifest, Table, TableEntry, WrittenTable, FORMAT_V1,
-    IN_PROGRESS_PREFIX,
+    is_valid_snapshot_name, sync_dir, Table, TableEntry, WrittenTable, IN_PROGRESS_PREFIX,
 };
 pub use reread::event_positions;
 use sink::TableSink;
@@ -375,7 +374,19 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
     })?;
     drop(client);
 
-    write_manifest(&tmp.path, created_at_ms, &anchor, &written)?;
+    let entries = written
+        .iter()
+        .map(|(t, w)| {
+            let entry = TableEntry {
+                file: t.file_name().to_owned(),
+                rows: w.rows,
+                sha256: w.sha256.clone(),
+            };
+            (t.name().to_owned(), entry)
+        })
+        .collect();
+    crate::snapshot::write_manifest(&tmp.path, created_at_ms, entries, Some(&anchor))
+        .map_err(|e| format!("cannot write {}/manifest.json: {e}", tmp.path.display()))?;
     lap("manifest", &mut phases);
     let verify_peak_rss = verify(&opts.verify, &tmp.path)?;
     lap("verify", &mut phases);
@@ -452,35 +463,6 @@ fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), String> {
     f.write_all(bytes)
         .and_then(|()| f.sync_all())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-fn write_manifest(
-    dir: &Path,
-    created_at_ms: i64,
-    anchor: &crate::snapshot::Anchor,
-    written: &BTreeMap<Table, WrittenTable>,
-) -> Result<(), String> {
-    let manifest = Manifest {
-        format: FORMAT_V1.to_owned(),
-        created_at: crate::time::format_iso_ms(created_at_ms),
-        tables: written
-            .iter()
-            .map(|(t, w)| {
-                (
-                    t.name().to_owned(),
-                    TableEntry {
-                        file: t.file_name().to_owned(),
-                        rows: w.rows,
-                        sha256: w.sha256.clone(),
-                    },
-                )
-            })
-            .collect(),
-        source: Some(anchor.to_json()),
-    };
-    let mut text = serde_json::to_string_pretty(&manifest).expect("manifest serialises");
-    text.push('\n');
-    write_file_synced(&dir.join("manifest.json"), text.as_bytes())
 }
 
 /// Loads the exported directory as the server would; `Err` is the reason

@@ -68,7 +68,7 @@ pub(super) fn write_generated(
         };
         entries.insert(table.name().to_owned(), entry);
     }
-    write_manifest(dir, opts.created_at_ms, entries)
+    write_manifest(dir, opts.created_at_ms, entries, None)
 }
 
 /// Hand-rolled in-place progress line on stderr (`\r`, no crate).

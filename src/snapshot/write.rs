@@ -71,7 +71,7 @@ pub fn write_snapshot(
         let (name, entry) = result?;
         entries.insert(name, entry);
     }
-    write_manifest(dir, created_at_ms, entries)
+    write_manifest(dir, created_at_ms, entries, None)
 }
 
 /// Creates `dir` if missing and removes its manifest, if any: the
@@ -85,18 +85,20 @@ pub fn start_snapshot_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Writes `dir/manifest.json` for the table files `entries` (temp file +
-/// rename, so an interrupted write leaves no manifest).
+/// Writes `dir/manifest.json` for the table files `entries`, with the
+/// export's anchor when there is one (temp file + rename, so an
+/// interrupted write leaves no manifest).
 pub fn write_manifest(
     dir: &Path,
     created_at_ms: i64,
     entries: BTreeMap<String, TableEntry>,
+    anchor: Option<&super::Anchor>,
 ) -> std::io::Result<()> {
     let manifest = Manifest {
         format: FORMAT_V1.to_owned(),
         created_at: crate::time::format_iso_ms(created_at_ms),
         tables: entries,
-        source: None,
+        source: anchor.map(super::Anchor::to_json),
     };
     let mut text = serde_json::to_string_pretty(&manifest).map_err(std::io::Error::other)?;
     text.push('\n');
