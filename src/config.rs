@@ -313,6 +313,10 @@ pub struct PublishConfig {
     pub dir: PathBuf,
     /// The root: a local directory or `s3://bucket/prefix`.
     pub root: String,
+    /// Then keep only the N newest snapshots of the root (the one CURRENT
+    /// names is never deleted); none are deleted without it.
+    #[arg(long)]
+    pub keep: Option<usize>,
     #[command(flatten)]
     pub shrink: ShrinkOptions,
     #[command(flatten)]

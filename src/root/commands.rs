@@ -16,7 +16,10 @@ pub fn publish(config: &PublishConfig) -> Result<(), String> {
     let _lock = root.lock()?;
     root.publish(&config.dir, &name, config.shrink.guard(), false)?;
     eprintln!("published {}", root.location(&name).display());
-    Ok(())
+    match config.keep {
+        Some(keep) => root.retain(&name, keep).map_err(|e| format!("--keep: {e}")),
+        None => Ok(()),
+    }
 }
 
 /// `followgraph snapshots list ROOT`: a table on standard output, or one

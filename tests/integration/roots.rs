@@ -222,7 +222,37 @@ fn suite(env: &[(&str, OsString)], root: &str) -> Vec<(String, String, u64, u64,
     assert_eq!(code, 1);
     assert!(stderr.contains("not a valid snapshot name"), "{stderr}");
     assert_eq!(name(&server).as_deref(), Some("gen-300-1"));
+    drop(server);
+
+    // Retention (`publish --keep 2`) keeps the newest two and always the
+    // current one.
+    let c = made.a.parent().unwrap().join("c");
+    copy_dir(&made.small, &c);
+    let (code, _, stderr) = run(
+        env,
+        &["publish", "--keep", "2", "--allow-shrink", path(&c), root],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let names: Vec<(String, bool)> = list(env, root).into_iter().map(|s| (s.0, s.4)).collect();
+    // c and gen-60-3 share the newest created_at (then by name, greatest
+    // first); the two older ones go, the once-current gen-300-1 with them.
+    assert_eq!(
+        names,
+        [("gen-60-3".to_owned(), false), ("c".to_owned(), true)]
+    );
+    let (code, _, stderr) = run(env, &["promote", root, "gen-300-1"]);
+    assert_eq!(code, 1, "deleted: {stderr}");
+    let (code, _, stderr) = run(env, &["promote", root, "gen-60-3"]);
+    assert_eq!(code, 0, "{stderr}");
     list(env, root)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for f in std::fs::read_dir(from).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+    }
 }
 
 #[test]
@@ -241,11 +271,7 @@ fn one_suite_on_a_local_root_and_on_a_bucket() {
             .iter()
             .map(|s| (s.0.as_str(), s.4))
             .collect::<Vec<_>>(),
-        [
-            ("gen-60-3", false),
-            ("gen-300-2", false),
-            ("gen-300-1", true)
-        ]
+        [("gen-60-3", true), ("c", false)]
     );
 }
 
