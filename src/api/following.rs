@@ -3,19 +3,14 @@
 //! (`/lists/{id}/following`, `allFollowing`, `allFollowingAddresses`,
 //! `/exportState/{id}`), as following entries.
 //!
-//! A page is a bounded selection, not a sort of the whole list: the
-//! records that pass the filters are keyed by the requested order and the
-//! first `offset + limit` of them selected (O(n) on average), then only
-//! those sorted. A state lookup in a list is a binary search of its row
-//! (targets ascending).
-
-use std::cmp::Reverse;
+//! The pages themselves are `graph::query::following`'s.
 
 use crate::error::ApiError;
-use crate::graph::{AccountId, Graph, RecordRow, FLAG_BLOCK, FLAG_MUTE};
+use crate::graph::query::{following_page, newest_first, Exclude, RecordFilter};
+use crate::graph::{AccountId, Graph, RecordRow};
 use crate::json::push_key;
 
-use super::followers::{Exclude, FollowerParams, FollowerSort};
+use super::followers::FollowerParams;
 use super::query_string::{trim, Query};
 use super::rows::{push_address, push_ens, push_short_ens, push_tagset};
 
@@ -66,25 +61,9 @@ pub fn render(
 ) {
     out.push_str("{\"following\":[");
     let page = &p.page;
-    let wanted: Vec<u32> = page.tags.iter().filter_map(|t| g.tag_id(t)).collect();
-    if (!page.tags.is_empty() && wanted.is_empty()) || page.limit == 0 {
-        out.push_str("]}");
-        return;
-    }
-    let keep = |set: u32| {
-        let hidden = g.tagset_flags(set) & (FLAG_BLOCK | FLAG_MUTE) != 0;
-        !(exclude == Exclude::BlockedOrMuted && hidden)
-            && (wanted.is_empty() || g.tagset(set).iter().any(|t| wanted.contains(t)))
-    };
-    let kept = (0..row.len()).filter(|&i| keep(row.tagset(i)));
-    let indexes = match page.sort {
-        FollowerSort::Latest => first(kept, page, |i| (Reverse(row.times[i]), row.targets[i])),
-        FollowerSort::Earliest => first(kept, page, |i| (row.times[i], row.targets[i])),
-        FollowerSort::Followers => first(kept, page, |i| {
-            let t = row.targets[i];
-            (Reverse(g.followers_count(t)), t)
-        }),
-    };
+    let indexes = RecordFilter::new(g, &page.tags, exclude).map_or_else(Vec::new, |filter| {
+        following_page(g, &row, page.sort, &filter, page.offset, page.limit)
+    });
     let ens = if p.include & INCLUDE_ENS != 0 {
         EntryEns::Full
     } else {
@@ -97,35 +76,6 @@ pub fn render(
         push_entry(g, &row, i, ens, out);
     }
     out.push_str("]}");
-}
-
-/// The indexes of `kept` ordered by `key`, then the page of them from
-/// `offset`, `limit` long: a selection of the first `offset + limit`,
-/// only they sorted.
-fn first<K: Ord>(
-    kept: impl Iterator<Item = usize>,
-    page: &FollowerParams,
-    key: impl Fn(usize) -> K,
-) -> Vec<usize> {
-    let mut keyed: Vec<(K, usize)> = kept.map(|i| (key(i), i)).collect();
-    let end = page.offset.saturating_add(page.limit).min(keyed.len());
-    if page.offset >= end {
-        return Vec::new();
-    }
-    if end < keyed.len() {
-        keyed.select_nth_unstable_by(end - 1, |a, b| a.0.cmp(&b.0));
-        keyed.truncate(end);
-    }
-    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    keyed[page.offset..].iter().map(|&(_, i)| i).collect()
-}
-
-/// Every record of `row`, `updated_at` descending then address ascending
-/// (the order of 27 and 28).
-fn newest_first(row: &RecordRow<'_>) -> Vec<usize> {
-    let mut all: Vec<usize> = (0..row.len()).collect();
-    all.sort_unstable_by_key(|&i| (Reverse(row.times[i]), row.targets[i]));
-    all
 }
 
 /// 27: the addresses of every record, as a top-level array.

@@ -48,8 +48,9 @@ mod stats;
 pub mod subject;
 mod tags;
 
+pub use crate::graph::query::{Exclude, FollowerSort};
 pub use endpoints::{route, Endpoint, Family, Method, Operation, Route};
-pub use followers::{Exclude, FollowerParams, FollowerSort, LatestParams};
+pub use followers::{FollowerParams, LatestParams};
 pub use following::FollowingParams;
 pub use leaderboard::{RankedParams, SearchParams};
 pub use notifications::{Interval, NotificationParams};

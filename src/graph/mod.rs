@@ -51,6 +51,7 @@ mod lookup;
 mod notifications;
 mod postings;
 mod profiles;
+pub mod query;
 mod ranked;
 mod ranks;
 mod records;
