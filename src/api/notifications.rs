@@ -2,7 +2,8 @@
 //! ops, newest first, in a time window, filtered by opcode and tag.
 
 use crate::error::ApiError;
-use crate::graph::{AccountId, Graph, Notification, Notifications};
+use crate::graph::query::{notifications_page, NotificationFilter};
+use crate::graph::{AccountId, Graph};
 use crate::json::{push_key, push_num, push_num_str, push_opt_str, push_str};
 use crate::snapshot::push_hex;
 
@@ -110,38 +111,28 @@ pub fn render(
     now_ms: i64,
     out: &mut String,
 ) {
-    let all = account.map_or(Notifications::empty(), |id| g.notifications_of(id));
     // Window `start - interval <= updated_at <= start`, in milliseconds.
-    let window = match p.interval.hours() {
-        None => 0..all.len(),
-        Some(hours) => {
-            let end = match p.start {
-                Some(secs) => i64::try_from(secs.saturating_mul(1000)).unwrap_or(i64::MAX),
-                None => now_ms,
-            };
-            let begin = end.saturating_sub(hours * 3_600_000);
-            let first = all.partition_point(|at| at > end);
-            let last = all.partition_point(|at| at >= begin);
-            first..last.max(first)
-        }
+    let window = p.interval.hours().map(|hours| {
+        let end = match p.start {
+            Some(secs) => i64::try_from(secs.saturating_mul(1000)).unwrap_or(i64::MAX),
+            None => now_ms,
+        };
+        (end.saturating_sub(hours * 3_600_000), end)
+    });
+    let page = match account {
+        Some(id) => notifications_page(
+            g,
+            id,
+            &NotificationFilter {
+                window,
+                opcode: p.opcode,
+                tag: p.tag.as_deref(),
+            },
+            p.offset,
+            p.limit,
+        ),
+        None => Vec::new(),
     };
-    // A tag filter: ops 1 and 2 carry no tag; an unknown tag matches nothing.
-    let tag_filter: Option<Option<u32>> = p.tag.as_deref().map(|t| g.tag_id(t));
-    let keep = |i: &usize| {
-        let opcode = all.opcode(*i);
-        p.opcode.is_none_or(|op| opcode == op)
-            && match tag_filter {
-                None => true,
-                Some(None) => false,
-                Some(Some(tag)) => opcode >= 3 && all.get(*i).tag_id == tag,
-            }
-    };
-    let page: Vec<Notification> = window
-        .filter(keep)
-        .skip(p.offset)
-        .take(p.limit)
-        .map(|i| all.get(i))
-        .collect();
     g.prefetch_accounts(page.iter().map(|n| n.actor));
     let mut totals = [0u64; 5];
     for n in &page {
