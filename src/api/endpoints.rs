@@ -20,7 +20,7 @@ macro_rules! endpoints {
     (
         api {
             $( $variant:ident $name:literal $method:ident $path:literal
-               [$($param:ident),*] $family:ident; )*
+               [$($param:ident),*] $family:ident $payload:ident; )*
         }
         operations {
             $( $op:ident $op_method:ident $op_path:literal; )*
@@ -46,6 +46,7 @@ macro_rules! endpoints {
                 shape: Shape::parse($path),
                 query: &[$(stringify!($param)),*],
                 family: Family::$family,
+                payload: Payload::$payload,
             }
         ),*];
 
@@ -77,49 +78,49 @@ macro_rules! endpoints {
 
 endpoints! {
     api {
-        // variant        name                 method path                               query parameters                                       family
-        ListDetails       "list_details"       GET "/lists/{token_id}/details"           [cache]                                                Details;
-        UserBadges        "user_badges"        GET "/users/{addressOrENS}/badges"        [cache]                                                Badges;
-        ListBadges        "list_badges"        GET "/lists/{token_id}/badges"            [cache]                                                Badges;
-        LeaderboardSearch "leaderboard_search" GET "/leaderboard/search"                 [term, limit, offset, cache]                           Leaderboard;
-        UserNotifications "user_notifications" GET "/users/{addressOrENS}/notifications" [opcode, interval, start, tag, limit, offset, cache]   Notifications;
-        UserFollowers     "user_followers"     GET "/users/{addressOrENS}/followers"     [limit, offset, tags, sort, cache]                     Followers;
-        ListFollowers     "list_followers"     GET "/lists/{token_id}/followers"         [limit, offset, tags, sort, cache]                     Followers;
-        UserAccount       "user_account"       GET "/users/{addressOrENS}/account"       [cache]                                                Account;
-        ListAccount       "list_account"       GET "/lists/{token_id}/account"           [cache]                                                Account;
-        UserDetails       "user_details"       GET "/users/{addressOrENS}/details"       [cache]                                                Details;
-        UserStats         "user_stats"         GET "/users/{addressOrENS}/stats"         [live, cache]                                          Stats;
-        ListStats         "list_stats"         GET "/lists/{token_id}/stats"             [cache]                                                Stats;
-        UserLists         "user_lists"         GET "/users/{addressOrENS}/lists"         [cache]                                                Account;
-        UserPrimaryList   "user_primary_list"  GET "/users/{addressOrENS}/primary-list"  [cache]                                                Account;
-        LeaderboardRanked "leaderboard_ranked" GET "/leaderboard/ranked"                 [limit, offset, sort, direction, cache]                Leaderboard;
-        LeaderboardCount  "leaderboard_count"  GET "/leaderboard/count"                  [cache]                                                Leaderboard;
-        LeaderboardAll    "leaderboard_all"    GET "/leaderboard/all"                    [cache]                                                Leaderboard;
-        GlobalStats       "stats"              GET "/stats"                              [cache]                                                Stats;
-        UserFollowing     "user_following"     GET "/users/{addressOrENS}/following"     [limit, offset, tags, sort, include, cache]            Following;
-        UserAllFollowing  "user_all_following" GET "/users/{addressOrENS}/allFollowing"  [limit, offset, tags, sort, include, cache]            Following;
-        ListFollowing     "list_following"     GET "/lists/{token_id}/following"         [limit, offset, tags, sort, include, cache]            Following;
-        ListAllFollowing  "list_all_following" GET "/lists/{token_id}/allFollowing"      [limit, offset, tags, sort, include, cache]            Following;
-        UserAllFollowers  "user_all_followers" GET "/users/{addressOrENS}/allFollowers"  [limit, offset, tags, sort, cache]                     Followers;
-        ListAllFollowers  "list_all_followers" GET "/lists/{token_id}/allFollowers"      [limit, offset, tags, sort, cache]                     Followers;
-        UserLatestFollowers "user_latest_followers" GET "/users/{addressOrENS}/latestFollowers" [limit, offset, cache]                          Followers;
-        ListLatestFollowers "list_latest_followers" GET "/lists/{token_id}/latestFollowers" [limit, offset, cache]                              Followers;
-        UserSearchFollowers "user_search_followers" GET "/users/{addressOrENS}/searchFollowers" [term, limit, offset, cache]                    Search;
-        ListSearchFollowers "list_search_followers" GET "/lists/{token_id}/searchFollowers" [term, limit, offset, cache]                        Search;
-        UserSearchFollowing "user_search_following" GET "/users/{addressOrENS}/searchFollowing" [term, limit, offset, cache]                    Search;
-        ListSearchFollowing "list_search_following" GET "/lists/{token_id}/searchFollowing" [term, limit, offset, cache]                        Search;
-        ListFollowingAddresses "list_all_following_addresses" GET "/lists/{token_id}/allFollowingAddresses" [cache]                        Following;
-        ExportState       "export_state"       GET "/exportState/{token_id}"             [cache]                                                Following;
-        UserCommonFollowers "user_common_followers" GET "/users/{addressOrENS}/commonFollowers" [leader, term, limit, offset, cache]            Search;
-        FollowerState     "follower_state"     GET "/users/{addressOrENS}/{addressOrENS2}/followerState" [cache]                                States;
-        ButtonState       "button_state"       GET "/lists/{token_id}/{addressOrENS}/buttonState" [cache]                                       States;
-        ListFollowerState "list_follower_state" GET "/lists/{token_id}/{addressOrENS}/followerState" [cache]                                    States;
-        ButtonStateBatch  "button_state_batch" POST "/lists/{token_id}/buttonStateBatch" []                                                    States;
-        UserTags          "user_tags"          GET "/users/{addressOrENS}/tags"          [cache]                                                Tags;
-        ListTags          "list_tags"          GET "/lists/{token_id}/tags"              [include, cache]                                       Tags;
-        UserTaggedAs      "user_tagged_as"     GET "/users/{addressOrENS}/taggedAs"      [cache]                                                Tags;
-        ListTaggedAs      "list_tagged_as"     GET "/lists/{token_id}/taggedAs"          [cache]                                                Tags;
-        OpenApi           "openapi"            GET "/openapi.json"                       [cache]                                                OpenApi;
+        // variant        name                 method path                               query parameters                                       family  payload
+        ListDetails       "list_details"       GET "/lists/{token_id}/details"           [cache]                                                Details Plain;
+        UserBadges        "user_badges"        GET "/users/{addressOrENS}/badges"        [cache]                                                Badges Plain;
+        ListBadges        "list_badges"        GET "/lists/{token_id}/badges"            [cache]                                                Badges Plain;
+        LeaderboardSearch "leaderboard_search" GET "/leaderboard/search"                 [term, limit, offset, cache]                           Leaderboard BoardSearch;
+        UserNotifications "user_notifications" GET "/users/{addressOrENS}/notifications" [opcode, interval, start, tag, limit, offset, cache]   Notifications Notifications;
+        UserFollowers     "user_followers"     GET "/users/{addressOrENS}/followers"     [limit, offset, tags, sort, cache]                     Followers Followers;
+        ListFollowers     "list_followers"     GET "/lists/{token_id}/followers"         [limit, offset, tags, sort, cache]                     Followers Followers;
+        UserAccount       "user_account"       GET "/users/{addressOrENS}/account"       [cache]                                                Account Plain;
+        ListAccount       "list_account"       GET "/lists/{token_id}/account"           [cache]                                                Account Plain;
+        UserDetails       "user_details"       GET "/users/{addressOrENS}/details"       [cache]                                                Details Plain;
+        UserStats         "user_stats"         GET "/users/{addressOrENS}/stats"         [live, cache]                                          Stats Live;
+        ListStats         "list_stats"         GET "/lists/{token_id}/stats"             [cache]                                                Stats Plain;
+        UserLists         "user_lists"         GET "/users/{addressOrENS}/lists"         [cache]                                                Account Plain;
+        UserPrimaryList   "user_primary_list"  GET "/users/{addressOrENS}/primary-list"  [cache]                                                Account Plain;
+        LeaderboardRanked "leaderboard_ranked" GET "/leaderboard/ranked"                 [limit, offset, sort, direction, cache]                Leaderboard Ranked;
+        LeaderboardCount  "leaderboard_count"  GET "/leaderboard/count"                  [cache]                                                Leaderboard Plain;
+        LeaderboardAll    "leaderboard_all"    GET "/leaderboard/all"                    [cache]                                                Leaderboard Plain;
+        GlobalStats       "stats"              GET "/stats"                              [cache]                                                Stats Plain;
+        UserFollowing     "user_following"     GET "/users/{addressOrENS}/following"     [limit, offset, tags, sort, include, cache]            Following Following;
+        UserAllFollowing  "user_all_following" GET "/users/{addressOrENS}/allFollowing"  [limit, offset, tags, sort, include, cache]            Following Following;
+        ListFollowing     "list_following"     GET "/lists/{token_id}/following"         [limit, offset, tags, sort, include, cache]            Following Following;
+        ListAllFollowing  "list_all_following" GET "/lists/{token_id}/allFollowing"      [limit, offset, tags, sort, include, cache]            Following Following;
+        UserAllFollowers  "user_all_followers" GET "/users/{addressOrENS}/allFollowers"  [limit, offset, tags, sort, cache]                     Followers Followers;
+        ListAllFollowers  "list_all_followers" GET "/lists/{token_id}/allFollowers"      [limit, offset, tags, sort, cache]                     Followers Followers;
+        UserLatestFollowers "user_latest_followers" GET "/users/{addressOrENS}/latestFollowers" [limit, offset, cache]                          Followers Latest;
+        ListLatestFollowers "list_latest_followers" GET "/lists/{token_id}/latestFollowers" [limit, offset, cache]                              Followers Latest;
+        UserSearchFollowers "user_search_followers" GET "/users/{addressOrENS}/searchFollowers" [term, limit, offset, cache]                    Search Search;
+        ListSearchFollowers "list_search_followers" GET "/lists/{token_id}/searchFollowers" [term, limit, offset, cache]                        Search Search;
+        UserSearchFollowing "user_search_following" GET "/users/{addressOrENS}/searchFollowing" [term, limit, offset, cache]                    Search Search;
+        ListSearchFollowing "list_search_following" GET "/lists/{token_id}/searchFollowing" [term, limit, offset, cache]                        Search Search;
+        ListFollowingAddresses "list_all_following_addresses" GET "/lists/{token_id}/allFollowingAddresses" [cache]                        Following Plain;
+        ExportState       "export_state"       GET "/exportState/{token_id}"             [cache]                                                Following Plain;
+        UserCommonFollowers "user_common_followers" GET "/users/{addressOrENS}/commonFollowers" [leader, term, limit, offset, cache]            Search Common;
+        FollowerState     "follower_state"     GET "/users/{addressOrENS}/{addressOrENS2}/followerState" [cache]                                States Plain;
+        ButtonState       "button_state"       GET "/lists/{token_id}/{addressOrENS}/buttonState" [cache]                                       States Plain;
+        ListFollowerState "list_follower_state" GET "/lists/{token_id}/{addressOrENS}/followerState" [cache]                                    States Plain;
+        ButtonStateBatch  "button_state_batch" POST "/lists/{token_id}/buttonStateBatch" []                                                    States Batch;
+        UserTags          "user_tags"          GET "/users/{addressOrENS}/tags"          [cache]                                                Tags Plain;
+        ListTags          "list_tags"          GET "/lists/{token_id}/tags"              [include, cache]                                       Tags Tags;
+        UserTaggedAs      "user_tagged_as"     GET "/users/{addressOrENS}/taggedAs"      [cache]                                                Tags Plain;
+        ListTaggedAs      "list_tagged_as"     GET "/lists/{token_id}/taggedAs"          [cache]                                                Tags Plain;
+        OpenApi           "openapi"            GET "/openapi.json"                       [cache]                                                OpenApi Plain;
     }
     operations {
         // variant  method path
@@ -202,6 +203,32 @@ pub enum Family {
     Tags,
     Search,
     OpenApi,
+}
+
+/// What an endpoint's query (or body) parses into beside its path
+/// subjects: the kind of its `Params` (`call.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Payload {
+    /// Nothing but `cache`.
+    Plain,
+    /// `live`, read (a value that is not UTF-8 is a 400) but changing
+    /// nothing.
+    Live,
+    /// The leaderboard's search: `term`, `limit` (default 50), `offset`.
+    BoardSearch,
+    /// A search within a set: `term`, `limit` (default 10), `offset`.
+    Search,
+    Notifications,
+    Followers,
+    Latest,
+    Ranked,
+    Following,
+    /// `leader` (a subject), `term`, `limit`, `offset`.
+    Common,
+    /// `include`: the tags to search.
+    Tags,
+    /// The POST body's items.
+    Batch,
 }
 
 /// One segment of an endpoint path.
@@ -305,6 +332,7 @@ struct Row {
     shape: Shape,
     query: &'static [&'static str],
     family: Family,
+    payload: Payload,
 }
 
 impl Endpoint {
@@ -343,6 +371,10 @@ impl Endpoint {
 
     pub fn family(self) -> Family {
         self.row().family
+    }
+
+    pub fn payload(self) -> Payload {
+        self.row().payload
     }
 }
 

@@ -6,11 +6,7 @@
 use crate::error::ApiError;
 use crate::graph::Graph;
 
-use super::{
-    resolve_list, Batch, Call, CommonParams, Endpoint, FollowerParams, FollowingParams,
-    LatestParams, NotificationParams, Query, RankedParams, Resolved, Route, SearchParams,
-    TagSearch,
-};
+use super::{Batch, Call, Params, Query, Resolved, Route};
 
 /// A fully validated request, ready to resolve.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -22,180 +18,36 @@ pub struct Request {
 
 /// Validates path parameters and query for `route`, in the API reference's
 /// error order: path parameters in path order, then query parameters in the
-/// order of the endpoint's row.
+/// order of the endpoint's row, then `cache` (32 ignores its query, `cache`
+/// included: its body comes next, `Request::with_body`).
 pub fn parse(route: &Route, raw_query: &str, max_limit: u64) -> Result<Request, ApiError> {
     let q = Query::parse(raw_query);
-    // Arguments are evaluated left to right: path parameters first.
-    let call = match route.endpoint {
-        Endpoint::ListDetails => Call::ListDetails(route.token_id(0)?),
-        Endpoint::UserBadges => Call::UserBadges(route.account(0)?),
-        Endpoint::ListBadges => Call::ListBadges(route.token_id(0)?),
-        Endpoint::LeaderboardSearch => {
-            Call::LeaderboardSearch(SearchParams::parse(&q, 50, max_limit)?)
-        }
-        Endpoint::UserNotifications => {
-            Call::UserNotifications(route.account(0)?, NotificationParams::parse(&q, max_limit)?)
-        }
-        Endpoint::UserFollowers => {
-            Call::UserFollowers(route.account(0)?, FollowerParams::parse(&q, max_limit)?)
-        }
-        Endpoint::ListFollowers => {
-            Call::ListFollowers(route.token_id(0)?, FollowerParams::parse(&q, max_limit)?)
-        }
-        Endpoint::UserAccount => Call::UserAccount(route.account(0)?),
-        Endpoint::ListAccount => Call::ListAccount(route.token_id(0)?),
-        Endpoint::UserDetails => Call::UserDetails(route.account(0)?),
-        Endpoint::UserStats => {
-            let account = route.account(0)?;
-            // `live` is taken (a value that is not UTF-8 is a 400) but
-            // changes nothing.
-            q.text("live")?;
-            Call::UserStats(account)
-        }
-        Endpoint::ListStats => Call::ListStats(route.token_id(0)?),
-        Endpoint::UserLists => Call::UserLists(route.account(0)?),
-        Endpoint::UserPrimaryList => Call::UserPrimaryList(route.account(0)?),
-        Endpoint::LeaderboardRanked => Call::LeaderboardRanked(RankedParams::parse(&q, max_limit)?),
-        Endpoint::LeaderboardCount => Call::LeaderboardCount,
-        Endpoint::LeaderboardAll => Call::LeaderboardAll,
-        Endpoint::GlobalStats => Call::GlobalStats,
-        Endpoint::UserFollowing => {
-            Call::UserFollowing(route.account(0)?, FollowingParams::parse(&q, max_limit)?)
-        }
-        Endpoint::UserAllFollowing => {
-            Call::UserAllFollowing(route.account(0)?, FollowingParams::parse(&q, max_limit)?)
-        }
-        Endpoint::ListFollowing => {
-            Call::ListFollowing(route.token_id(0)?, FollowingParams::parse(&q, max_limit)?)
-        }
-        Endpoint::ListAllFollowing => {
-            Call::ListAllFollowing(route.token_id(0)?, FollowingParams::parse(&q, max_limit)?)
-        }
-        Endpoint::UserAllFollowers => {
-            Call::UserAllFollowers(route.account(0)?, FollowerParams::parse(&q, max_limit)?)
-        }
-        Endpoint::ListAllFollowers => {
-            Call::ListAllFollowers(route.token_id(0)?, FollowerParams::parse(&q, max_limit)?)
-        }
-        Endpoint::UserLatestFollowers => {
-            Call::UserLatestFollowers(route.account(0)?, LatestParams::parse(&q, max_limit)?)
-        }
-        Endpoint::ListLatestFollowers => {
-            Call::ListLatestFollowers(route.token_id(0)?, LatestParams::parse(&q, max_limit)?)
-        }
-        Endpoint::UserSearchFollowers => {
-            Call::UserSearchFollowers(route.account(0)?, SearchParams::parse(&q, 10, max_limit)?)
-        }
-        Endpoint::ListSearchFollowers => {
-            Call::ListSearchFollowers(route.token_id(0)?, SearchParams::parse(&q, 10, max_limit)?)
-        }
-        Endpoint::UserSearchFollowing => {
-            Call::UserSearchFollowing(route.account(0)?, SearchParams::parse(&q, 10, max_limit)?)
-        }
-        Endpoint::ListSearchFollowing => {
-            Call::ListSearchFollowing(route.token_id(0)?, SearchParams::parse(&q, 10, max_limit)?)
-        }
-        Endpoint::UserCommonFollowers => {
-            let account = route.account(0)?;
-            let (leader, p) = CommonParams::parse(&q, max_limit)?;
-            Call::UserCommonFollowers(account, leader, p)
-        }
-        Endpoint::ListFollowingAddresses => Call::ListFollowingAddresses(route.token_id(0)?),
-        Endpoint::ExportState => Call::ExportState(route.token_id(0)?),
-        Endpoint::FollowerState => Call::FollowerState(route.account(0)?, route.account(1)?),
-        Endpoint::ButtonState => Call::ButtonState(route.token_id(0)?, route.account(1)?),
-        Endpoint::ListFollowerState => {
-            Call::ListFollowerState(route.token_id(0)?, route.account(1)?)
-        }
-        // Its query, `cache` included, is ignored; the body comes next
-        // (`Request::with_body`).
-        Endpoint::UserTags => Call::UserTags(route.account(0)?),
-        Endpoint::ListTags => Call::ListTags(route.token_id(0)?, TagSearch::parse(&q)?),
-        Endpoint::UserTaggedAs => Call::UserTaggedAs(route.account(0)?),
-        Endpoint::ListTaggedAs => Call::ListTaggedAs(route.token_id(0)?),
-        Endpoint::OpenApi => Call::OpenApi,
-        Endpoint::ButtonStateBatch => {
-            let call = Call::ButtonStateBatch(route.token_id(0)?, Batch::default());
-            return Ok(Request { call, fresh: true });
-        }
+    let call = Call::parse(route, &q, max_limit)?;
+    let fresh = match call.params {
+        Params::Batch(_) => true,
+        _ => q.fresh()?,
     };
-    Ok(Request {
-        call,
-        fresh: q.fresh()?,
-    })
+    Ok(Request { call, fresh })
 }
 
 impl Request {
     /// Whether the answer may be cached (32's may not).
     pub fn cacheable(&self) -> bool {
-        !matches!(self.call, Call::ButtonStateBatch(..))
+        !matches!(self.call.params, Params::Batch(_))
     }
 
     /// Reads a request body into the call that takes one (32): 400 when
     /// it is not a JSON array of at most 1,000 items. Others ignore it.
     pub fn with_body(mut self, body: &[u8]) -> Result<Request, ApiError> {
-        if let Call::ButtonStateBatch(_, batch) = &mut self.call {
+        if let Params::Batch(batch) = &mut self.call.params {
             *batch = Batch::parse(body)?;
         }
         Ok(self)
     }
 
-    /// Looks the subjects up in `g`, in path order: unknown names give 404
-    /// "ENS name not valid or does not exist", lists that do not exist or
-    /// have no user 404 "No User Found".
+    /// Looks the subjects up in `g` (`Call::resolve`).
     pub fn resolve(self, g: &Graph) -> Result<Resolved, ApiError> {
-        let list = |token_id| resolve_list(g, token_id);
-        Ok(match self.call {
-            Call::ListDetails(l) => Call::ListDetails(list(l)?),
-            Call::UserBadges(a) => Call::UserBadges(a.resolve(g)?),
-            Call::ListBadges(l) => Call::ListBadges(list(l)?),
-            Call::LeaderboardSearch(p) => Call::LeaderboardSearch(p),
-            Call::UserNotifications(a, p) => Call::UserNotifications(a.resolve(g)?, p),
-            Call::UserFollowers(a, p) => Call::UserFollowers(a.resolve(g)?, p),
-            Call::ListFollowers(l, p) => Call::ListFollowers(list(l)?, p),
-            Call::UserAccount(a) => Call::UserAccount(a.resolve(g)?),
-            Call::ListAccount(l) => Call::ListAccount(list(l)?),
-            Call::UserDetails(a) => Call::UserDetails(a.resolve(g)?),
-            Call::UserStats(a) => Call::UserStats(a.resolve(g)?),
-            Call::ListStats(l) => Call::ListStats(list(l)?),
-            Call::UserLists(a) => Call::UserLists(a.resolve(g)?),
-            Call::UserPrimaryList(a) => Call::UserPrimaryList(a.resolve(g)?),
-            Call::LeaderboardRanked(p) => Call::LeaderboardRanked(p),
-            Call::LeaderboardCount => Call::LeaderboardCount,
-            Call::LeaderboardAll => Call::LeaderboardAll,
-            Call::GlobalStats => Call::GlobalStats,
-            Call::UserFollowing(a, p) => Call::UserFollowing(a.resolve(g)?, p),
-            Call::UserAllFollowing(a, p) => Call::UserAllFollowing(a.resolve(g)?, p),
-            Call::ListFollowing(l, p) => Call::ListFollowing(list(l)?, p),
-            Call::ListAllFollowing(l, p) => Call::ListAllFollowing(list(l)?, p),
-            Call::UserAllFollowers(a, p) => Call::UserAllFollowers(a.resolve(g)?, p),
-            Call::ListAllFollowers(l, p) => Call::ListAllFollowers(list(l)?, p),
-            Call::UserLatestFollowers(a, p) => Call::UserLatestFollowers(a.resolve(g)?, p),
-            Call::ListLatestFollowers(l, p) => Call::ListLatestFollowers(list(l)?, p),
-            Call::UserSearchFollowers(a, p) => Call::UserSearchFollowers(a.resolve(g)?, p),
-            Call::ListSearchFollowers(l, p) => Call::ListSearchFollowers(list(l)?, p),
-            Call::UserSearchFollowing(a, p) => Call::UserSearchFollowing(a.resolve(g)?, p),
-            Call::ListSearchFollowing(l, p) => Call::ListSearchFollowing(list(l)?, p),
-            Call::UserCommonFollowers(a, leader, p) => {
-                let a = a.resolve(g)?;
-                let leader = match leader {
-                    Some(l) => l.resolve(g).map_err(|_| ApiError::InvalidQueryAddress)?,
-                    None => a,
-                };
-                Call::UserCommonFollowers(a, Some(leader), p)
-            }
-            Call::ListFollowingAddresses(l) => Call::ListFollowingAddresses(list(l)?),
-            Call::ExportState(l) => Call::ExportState(list(l)?),
-            Call::FollowerState(a, b) => Call::FollowerState(a.resolve(g)?, b.resolve(g)?),
-            Call::ButtonState(l, a) => Call::ButtonState(list(l)?, a.resolve(g)?),
-            Call::ListFollowerState(l, a) => Call::ListFollowerState(list(l)?, a.resolve(g)?),
-            Call::ButtonStateBatch(l, batch) => Call::ButtonStateBatch(list(l)?, batch),
-            Call::UserTags(a) => Call::UserTags(a.resolve(g)?),
-            Call::ListTags(l, search) => Call::ListTags(list(l)?, search),
-            Call::UserTaggedAs(a) => Call::UserTaggedAs(a.resolve(g)?),
-            Call::ListTaggedAs(l) => Call::ListTaggedAs(list(l)?),
-            Call::OpenApi => Call::OpenApi,
-        })
+        self.call.resolve(g)
     }
 }
 
@@ -203,7 +55,7 @@ impl Request {
 mod tests {
     use super::super::endpoints::tests::{example_path, path_with};
     use super::super::endpoints::Segment;
-    use super::super::{route, AccountRef, FollowerSort};
+    use super::super::{route, AccountRef, Endpoint, FollowerSort, Subjects};
     use super::*;
 
     fn parsed(path: &str, query: &str) -> Result<Request, ApiError> {
@@ -231,8 +83,10 @@ mod tests {
         .unwrap();
         assert!(r.fresh);
         assert_eq!(r.call.endpoint(), Endpoint::UserFollowers);
-        let Call::UserFollowers(AccountRef::Name(name), p) = r.call else {
-            panic!("{:?}", r.call)
+        let (Subjects::Account(AccountRef::Name(name)), Params::Followers(p)) =
+            (r.call.subjects, r.call.params)
+        else {
+            panic!("not a name and followers' parameters")
         };
         assert_eq!(name, "bob.eth");
         assert_eq!(p.sort, FollowerSort::Followers);

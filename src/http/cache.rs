@@ -202,15 +202,19 @@ impl ResponseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::{Call, ListUser};
+    use crate::api::{Call, Endpoint, ListUser, Params, Subjects};
 
     fn key(i: u64) -> CacheKey {
         CacheKey {
             generation: 1,
-            call: Call::ListDetails(ListUser {
-                token_id: i,
-                user: 0,
-            }),
+            call: Call {
+                endpoint: Endpoint::ListDetails,
+                subjects: Subjects::List(ListUser {
+                    token_id: i,
+                    user: 0,
+                }),
+                params: Params::None,
+            },
         }
     }
 
