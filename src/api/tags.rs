@@ -5,10 +5,9 @@
 //! reads only tagged records: the row's side-table entries, or the
 //! account's entries in the tagged-by index.
 
-use std::ops::Range;
-
 use crate::error::ApiError;
-use crate::graph::{AccountId, FastMap, Graph, RecordRow};
+use crate::graph::query::{tagged_with, TagTally};
+use crate::graph::{AccountId, Graph, RecordRow};
 use crate::json::{
     address_literal, push_key, push_num, push_num_str, push_str, Ascii, ADDRESS_LITERAL,
 };
@@ -84,42 +83,27 @@ pub fn render_tagged_as(g: &Graph, subject: Subject<'_>, t: Option<AccountId>, o
 /// set's tags by bytes: rows and the tagged-by index are by address, a
 /// tag set's tags by bytes). A hub's answer holds tens of thousands of
 /// entries over a few dozen tag sets, so the entries are read twice
-/// rather than collected: once to count the sets ([`SetSlots`]), then the
-/// distinct tags are counted from the sets' counts and sorted by bytes,
+/// rather than collected: once to tally them ([`TagTally`]: by set, then
+/// the distinct tags from the sets' counts), the tags sorted by bytes,
 /// and each pair is written straight into the body, reserved whole once
 /// (see [`PairWriter`]).
 fn push_pairs<'g, I>(g: &'g Graph, subject: &Subject<'_>, entries: impl Fn() -> I, out: &mut String)
 where
     I: Iterator<Item = (&'g Address, u32)>,
 {
-    let text = |tag: u32| g.tag_text(tag).as_bytes();
     debug_assert!({
+        let text = |tag: u32| g.tag_text(tag).as_bytes();
         let pairs: Vec<(&Address, &[u8])> = entries()
             .flat_map(|(a, set)| g.tagset(set).iter().map(move |&t| (a, text(t))))
             .collect();
         pairs.windows(2).all(|w| w[0] < w[1])
     });
-    let mut sets = SetSlots::new();
-    for (_, set) in entries() {
-        let slot = sets.slot(set);
-        sets.distinct.counts[slot] += 1;
-    }
-    // Each distinct set's tags as slots of the distinct tags: set slot k's
-    // are `tag_slots[set_tags[k].clone()]`.
-    let mut tags = DistinctIds::default();
-    let mut tag_slots: Vec<u32> = Vec::new();
-    let mut set_tags: Vec<Range<usize>> = Vec::with_capacity(sets.distinct.ids.len());
-    for (&set, &n) in sets.distinct.ids.iter().zip(&sets.distinct.counts) {
-        let start = tag_slots.len();
-        tag_slots.extend(g.tagset(set).iter().map(|&tag| tags.add_count(tag, n)));
-        set_tags.push(start..tag_slots.len());
-    }
-    let mut by_text: Vec<usize> = (0..tags.ids.len()).collect();
-    by_text.sort_unstable_by(|&a, &b| text(tags.ids[a]).cmp(text(tags.ids[b])));
+    let mut tally = TagTally::of(g, entries().map(|(_, set)| set));
+    let by_text = tally.by_text(g);
     // Each distinct tag as a JSON string, once: for `tags`, `tagCounts`
     // and every pair's `,"tag":…}`.
-    let quoted: Vec<String> = tags
-        .ids
+    let quoted: Vec<String> = tally
+        .tags()
         .iter()
         .map(|&tag| {
             let mut q = String::new();
@@ -145,14 +129,14 @@ where
         out.push_str(&quoted[slot]);
         out.push(',');
         push_key(out, "count");
-        push_num(out, tags.counts[slot]);
+        push_num(out, tally.counts()[slot]);
         out.push('}');
     }
     out.push_str("],\"taggedAddresses\":[");
     let endings: Vec<Ending> = quoted.iter().map(|q| Ending::new(q)).collect();
     let bytes: u64 = endings
         .iter()
-        .zip(&tags.counts)
+        .zip(tally.counts())
         .map(|(ending, &n)| (PAIR_HEAD.len() + ADDRESS_LITERAL + ending.text.len()) as u64 * n)
         .sum();
     let mut writer = PairWriter::new(out, usize::try_from(bytes).unwrap_or(usize::MAX));
@@ -160,7 +144,7 @@ where
     for (address, set) in entries() {
         if last_set != Some(set) {
             last_set = Some(set);
-            slots = &tag_slots[set_tags[sets.slot(set)].clone()];
+            slots = tally.slots_of(set);
         }
         let literal = address_literal(address);
         for &slot in slots {
@@ -169,45 +153,6 @@ where
     }
     writer.finish();
     out.push_str("]}");
-}
-
-/// The distinct tag sets of an answer (`distinct`), found through a
-/// direct-mapped cache of (set, slot) before `DistinctIds`' own look-up:
-/// a hub's entries change set every other entry, over a few dozen sets,
-/// and a map probe per entry was a quarter of its answer's time.
-struct SetSlots {
-    cache: [(u32, u32); SET_CACHE],
-    distinct: DistinctIds,
-}
-
-const SET_CACHE: usize = 256;
-
-impl SetSlots {
-    fn new() -> SetSlots {
-        SetSlots {
-            // No set has id u32::MAX (ids are indexes of a `Vec`).
-            cache: [(u32::MAX, 0); SET_CACHE],
-            distinct: DistinctIds::default(),
-        }
-    }
-
-    /// `set`'s slot in `distinct`, added (with count 0) if new.
-    #[inline(always)]
-    fn slot(&mut self, set: u32) -> usize {
-        let line = (set.wrapping_mul(0x9e37_79b9) >> 24) as usize % SET_CACHE;
-        match self.cache[line] {
-            (cached, slot) if cached == set => slot as usize,
-            _ => self.miss(line, set),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn miss(&mut self, line: usize, set: u32) -> usize {
-        let slot = self.distinct.add_count(set, 0);
-        self.cache[line] = (set, slot);
-        slot as usize
-    }
 }
 
 /// `{"address":` before an address's literal.
@@ -305,61 +250,6 @@ impl<'a> PairWriter<'a> {
     }
 }
 
-/// Distinct ids (tags, or tag sets) in first-seen order, with their
-/// counts. An id is found by a look at the last one seen (entries run in
-/// address order, mostly over one or two sets), then a scan while they
-/// are few, then a map.
-#[derive(Default)]
-struct DistinctIds {
-    ids: Vec<u32>,
-    counts: Vec<u64>,
-    last: usize,
-    slots: FastMap<u32, usize>,
-}
-
-/// Distinct ids scanned before a map is built.
-const SCANNED_IDS: usize = 16;
-
-impl DistinctIds {
-    /// Counts `id` `n` times; its slot in `ids` and `counts`.
-    #[inline]
-    fn add_count(&mut self, id: u32, n: u64) -> u32 {
-        let slot = match self.find(id) {
-            Some(slot) => slot,
-            None => self.add(id),
-        };
-        self.last = slot;
-        self.counts[slot] += n;
-        slot as u32
-    }
-
-    #[inline]
-    fn find(&self, id: u32) -> Option<usize> {
-        if self.ids.get(self.last) == Some(&id) {
-            Some(self.last)
-        } else if self.ids.len() <= SCANNED_IDS {
-            self.ids.iter().position(|&t| t == id)
-        } else {
-            self.slots.get(&id).copied()
-        }
-    }
-
-    fn add(&mut self, id: u32) -> usize {
-        let slot = self.ids.len();
-        self.ids.push(id);
-        self.counts.push(0);
-        if self.ids.len() > SCANNED_IDS {
-            if self.slots.is_empty() {
-                self.slots
-                    .extend(self.ids.iter().enumerate().map(|(i, &t)| (t, i)));
-            } else {
-                self.slots.insert(id, slot);
-            }
-        }
-        slot
-    }
-}
-
 /// 35 with `include`: the records carrying at least one of the tags
 /// searched, address ascending, each with all its tags.
 pub fn render_tag_search(
@@ -369,7 +259,6 @@ pub fn render_tag_search(
     search: &TagSearch,
     out: &mut String,
 ) {
-    let wanted: Vec<u32> = search.tags.iter().filter_map(|t| g.tag_id(t)).collect();
     out.push('{');
     push_key(out, "token_id");
     push_num_str(out, token_id);
@@ -381,17 +270,10 @@ pub fn render_tag_search(
         push_str(out, tag);
     }
     out.push_str("],\"taggedAddresses\":[");
-    let mut n = 0;
-    // Row order is address order.
-    for (i, set) in row.tagged() {
-        let tags = g.tagset(set);
-        if !tags.iter().any(|t| wanted.contains(t)) {
-            continue;
-        }
+    for (n, (i, set)) in tagged_with(g, &row, &search.tags).enumerate() {
         if n > 0 {
             out.push(',');
         }
-        n += 1;
         out.push('{');
         push_key(out, "address");
         push_address(out, g.address(row.targets[i]));
@@ -401,26 +283,4 @@ pub fn render_tag_search(
         out.push('}');
     }
     out.push_str("]}");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distinct_tags_count_past_the_scanned_few() {
-        let mut distinct = DistinctIds::default();
-        // 40 distinct tags, interleaved, so the map takes over after 16.
-        let stream: Vec<u32> = (0..400u32).map(|i| (i * 7) % 40 + 1000).collect();
-        let slots: Vec<u32> = stream.iter().map(|&t| distinct.add_count(t, 1)).collect();
-        for (&tag, &slot) in stream.iter().zip(&slots) {
-            assert_eq!(distinct.ids[slot as usize], tag);
-        }
-        assert_eq!(distinct.ids.len(), 40);
-        assert!(distinct.counts.iter().all(|&n| n == 10));
-        let mut seen = distinct.ids.clone();
-        seen.sort_unstable();
-        seen.dedup();
-        assert_eq!(seen.len(), 40);
-    }
 }

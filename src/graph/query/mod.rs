@@ -11,6 +11,7 @@
 //!   and the plan between walking a set and the search index;
 //! - `common.rs`: whom A follows that follow L;
 //! - `notifications.rs`: an account's ops in a window, filtered, paged;
+//! - `tags.rs`: the tag counts of an answer's entries, and tag search;
 //! - `intersect.rs`: the sorted-list intersection the searches share.
 
 mod common;
@@ -18,12 +19,14 @@ mod followers;
 mod following;
 mod intersect;
 mod notifications;
+mod tags;
 mod within;
 
 pub use common::common_followers;
 pub use followers::{followers_page, latest_page, RecordBatch, BATCH};
 pub use following::{following_page, newest_first};
 pub use notifications::{notifications_page, NotificationFilter};
+pub use tags::{tagged_with, TagTally};
 pub use within::{search_followers, search_following};
 
 use super::{Graph, FLAG_BLOCK, FLAG_MUTE};
