@@ -30,6 +30,7 @@ use std::sync::Mutex;
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion};
 use followgraph::api;
+use followgraph::api::Endpoint as E;
 use followgraph::generate::{default_created_at_ms, generate_tables, GenerateOptions};
 use followgraph::graph::Graph;
 use followgraph::snapshot::{
@@ -298,25 +299,32 @@ fn benches(c: &mut Criterion, dir: &Path) {
     let sorts = ["latest", "earliest", "followers"];
     for (kind, address, list) in &who {
         for sort in sorts {
-            let t = format!("/api/v1/users/{address}/followers?sort={sort}&offset=20");
+            let t = format!(
+                "{}?sort={sort}&offset=20",
+                E::UserFollowers.target(&[address])
+            );
             b.run(&format!("user_followers_{sort}/{kind}"), || answer(&g, &t));
         }
-        let t = format!("/api/v1/users/{address}/notifications?interval=all");
+        let t = format!("{}?interval=all", E::UserNotifications.target(&[address]));
         b.run(&format!("notifications_all/{kind}"), || answer(&g, &t));
         let t = format!(
-            "/api/v1/users/{address}/notifications?interval=month&start={}",
+            "{}?interval=month&start={}",
+            E::UserNotifications.target(&[address]),
             g.created_at_ms / 1000
         );
         b.run(&format!("notifications_month/{kind}"), || answer(&g, &t));
-        let t = format!("/api/v1/users/{address}/badges");
+        let t = E::UserBadges.target(&[address]);
         b.run(&format!("user_badges/{kind}"), || answer(&g, &t));
         let Some(list) = list else { continue };
-        let t = format!("/api/v1/lists/{list}/details");
+        let t = E::ListDetails.target(&[&list.to_string()]);
         b.run(&format!("list_details/{kind}"), || answer(&g, &t));
-        let t = format!("/api/v1/lists/{list}/badges");
+        let t = E::ListBadges.target(&[&list.to_string()]);
         b.run(&format!("list_badges/{kind}"), || answer(&g, &t));
         for sort in sorts {
-            let t = format!("/api/v1/lists/{list}/followers?sort={sort}");
+            let t = format!(
+                "{}?sort={sort}",
+                E::ListFollowers.target(&[&list.to_string()])
+            );
             b.run(&format!("list_followers_{sort}/{kind}"), || answer(&g, &t));
         }
     }
@@ -325,23 +333,22 @@ fn benches(c: &mut Criterion, dir: &Path) {
     let deep = g.stats(board[0]).followers * 9 / 10;
     for sort in sorts {
         let t = format!(
-            "/api/v1/users/{}/followers?sort={sort}&offset={deep}",
-            who[0].1
+            "{}?sort={sort}&offset={deep}",
+            E::UserFollowers.target(&[&who[0].1])
         );
         b.run(&format!("user_followers_{sort}_deep/hub"), || {
             answer(&g, &t)
         });
     }
-    for (name, t) in [
-        ("search_3_chars", "/api/v1/leaderboard/search?term=abc"),
-        ("search_name", "/api/v1/leaderboard/search?term=ape1"),
-        ("search_1_char", "/api/v1/leaderboard/search?term=a"),
-        (
-            "search_address_prefix",
-            "/api/v1/leaderboard/search?term=0xc2f&limit=10",
-        ),
+    let search = E::LeaderboardSearch.target(&[]);
+    for (name, query) in [
+        ("search_3_chars", "term=abc"),
+        ("search_name", "term=ape1"),
+        ("search_1_char", "term=a"),
+        ("search_address_prefix", "term=0xc2f&limit=10"),
     ] {
-        b.run(name, || answer(&g, t));
+        let t = format!("{search}?{query}");
+        b.run(name, || answer(&g, &t));
     }
     b.group.finish();
 }

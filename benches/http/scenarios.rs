@@ -6,11 +6,11 @@
 
 use std::fmt::Write as _;
 
+use followgraph::api::Endpoint as E;
 use followgraph::rng::ModuloRng;
 
 use crate::client::enc;
 use crate::subjects::Subjects;
-use crate::API;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -279,11 +279,12 @@ fn mixed_term(s: &Subjects, rng: &mut ModuloRng) -> String {
 /// the parameters varied as the scenario table describes.
 pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
     match kind {
-        Kind::Details => format!("{API}/lists/{}/details", s.list(rng)),
-        Kind::ListBadges => format!("{API}/lists/{}/badges", s.list(rng)),
-        Kind::UserBadges => format!("{API}/users/{}/badges", s.account(rng).ident(rng)),
+        Kind::Details => E::ListDetails.target(&[&s.list(rng).to_string()]),
+        Kind::ListBadges => E::ListBadges.target(&[&s.list(rng).to_string()]),
+        Kind::UserBadges => E::UserBadges.target(&[&s.account(rng).ident(rng)]),
         Kind::Search => format!(
-            "{API}/leaderboard/search?term={}&limit=10",
+            "{}?term={}&limit=10",
+            E::LeaderboardSearch.target(&[]),
             enc(&search_term(s, rng))
         ),
         Kind::Notifications => {
@@ -301,27 +302,23 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
             if rng.with_probability(0.5) {
                 let _ = write!(q, "&start={}", s.created_at_s);
             }
-            format!("{API}/users/{who}/notifications?{q}")
+            format!("{}?{q}", E::UserNotifications.target(&[&who]))
         }
         Kind::UserFollowers(sort) => {
             let who = s.account(rng).ident(rng);
-            format!(
-                "{API}/users/{who}/followers?{}",
-                followers_params(rng, sort)
-            )
+            let q = followers_params(rng, sort);
+            format!("{}?{q}", E::UserFollowers.target(&[&who]))
         }
         Kind::ListFollowers(sort) => {
-            let list = s.list(rng);
-            format!(
-                "{API}/lists/{list}/followers?{}",
-                followers_params(rng, sort)
-            )
+            let list = s.list(rng).to_string();
+            let q = followers_params(rng, sort);
+            format!("{}?{q}", E::ListFollowers.target(&[&list]))
         }
-        Kind::UserAccount => format!("{API}/users/{}/account", s.account(rng).ident(rng)),
-        Kind::UserDetails => format!("{API}/users/{}/details", s.account(rng).ident(rng)),
-        Kind::UserStats => format!("{API}/users/{}/stats", s.account(rng).ident(rng)),
-        Kind::ListStats => format!("{API}/lists/{}/stats", s.list(rng)),
-        Kind::UserLists => format!("{API}/users/{}/lists", s.account(rng).ident(rng)),
+        Kind::UserAccount => E::UserAccount.target(&[&s.account(rng).ident(rng)]),
+        Kind::UserDetails => E::UserDetails.target(&[&s.account(rng).ident(rng)]),
+        Kind::UserStats => E::UserStats.target(&[&s.account(rng).ident(rng)]),
+        Kind::ListStats => E::ListStats.target(&[&s.list(rng).to_string()]),
+        Kind::UserLists => E::UserLists.target(&[&s.account(rng).ident(rng)]),
         Kind::Ranked(sort) => {
             let mut q = format!("sort={sort}&limit=10");
             if rng.with_probability(0.3) {
@@ -330,27 +327,30 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
             if rng.with_probability(0.2) {
                 q.push_str("&direction=asc");
             }
-            format!("{API}/leaderboard/ranked?{q}")
+            format!("{}?{q}", E::LeaderboardRanked.target(&[]))
         }
-        Kind::LeaderboardCount => format!("{API}/leaderboard/count"),
-        Kind::Following(q) => format!("{API}/users/{}/following?{q}", s.account(rng).ident(rng)),
-        Kind::AllFollowing => {
+        Kind::LeaderboardCount => E::LeaderboardCount.target(&[]),
+        Kind::Following(q) => {
             format!(
-                "{API}/users/{}/allFollowing?limit=10",
-                s.account(rng).ident(rng)
+                "{}?{q}",
+                E::UserFollowing.target(&[&s.account(rng).ident(rng)])
             )
+        }
+        Kind::AllFollowing => {
+            let who = s.account(rng).ident(rng);
+            format!("{}?limit=10", E::UserAllFollowing.target(&[&who]))
         }
         Kind::ButtonState => {
             let who = s.account(rng).ident(rng);
-            format!("{API}/lists/{}/{who}/buttonState", s.list(rng))
+            E::ButtonState.target(&[&s.list(rng).to_string(), &who])
         }
         Kind::FollowerState => {
             let (a, b) = (s.account(rng).ident(rng), s.account(rng).ident(rng));
-            format!("{API}/users/{a}/{b}/followerState")
+            E::FollowerState.target(&[&a, &b])
         }
         Kind::ListFollowerState => {
             let who = s.account(rng).ident(rng);
-            format!("{API}/lists/{}/{who}/followerState", s.list(rng))
+            E::ListFollowerState.target(&[&s.list(rng).to_string(), &who])
         }
         Kind::Batch(n) => {
             let items: Vec<String> = (0..n)
@@ -364,18 +364,19 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
                     }
                 })
                 .collect();
+            let list = s.list(rng).to_string();
             format!(
-                "POST {API}/lists/{}/buttonStateBatch [{}]",
-                s.list(rng),
+                "POST {} [{}]",
+                E::ButtonStateBatch.target(&[&list]),
                 items.join(",")
             )
         }
-        Kind::UserTags => format!("{API}/users/{}/tags", s.account(rng).ident(rng)),
-        Kind::TaggedAs => format!("{API}/users/{}/taggedAs", s.account(rng).ident(rng)),
+        Kind::UserTags => E::UserTags.target(&[&s.account(rng).ident(rng)]),
+        Kind::TaggedAs => E::UserTaggedAs.target(&[&s.account(rng).ident(rng)]),
         Kind::AllFollowers => {
             let who = s.account(rng).ident(rng);
             let q = followers_params(rng, "latest");
-            format!("{API}/users/{who}/allFollowers?{q}")
+            format!("{}?{q}", E::UserAllFollowers.target(&[&who]))
         }
         Kind::LatestFollowers => {
             let who = s.account(rng).ident(rng);
@@ -383,27 +384,30 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
             if rng.with_probability(0.20) {
                 let _ = write!(q, "&offset={}", 10 * (1 + rng.below(4)));
             }
-            format!("{API}/users/{who}/latestFollowers?{q}")
+            format!("{}?{q}", E::UserLatestFollowers.target(&[&who]))
         }
         Kind::SearchFollowers(terms) | Kind::SearchFollowing(terms) => {
             let who = rng.pick_item(&s.hubs).ident(rng);
             let endpoint = if matches!(kind, Kind::SearchFollowers(_)) {
-                "searchFollowers"
+                E::UserSearchFollowers
             } else {
-                "searchFollowing"
+                E::UserSearchFollowing
             };
             let term = match terms {
                 Terms::Letters => letters_term(s, rng),
                 Terms::Mixed => mixed_term(s, rng),
             };
             let term = enc(&term);
-            format!("{API}/users/{who}/{endpoint}?term={term}&limit=10")
+            format!("{}?term={term}&limit=10", endpoint.target(&[&who]))
         }
         Kind::CommonFollowers(hubs) => {
             let pool = if hubs { &s.hubs } else { &s.accounts };
             let a = rng.pick_item(pool).ident(rng);
             let leader = rng.pick_item(pool).ident(rng);
-            format!("{API}/users/{a}/commonFollowers?leader={leader}&limit=10")
+            format!(
+                "{}?leader={leader}&limit=10",
+                E::UserCommonFollowers.target(&[&a])
+            )
         }
         Kind::Profile => {
             let k = if rng.with_probability(0.5) {

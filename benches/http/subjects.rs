@@ -5,12 +5,13 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use followgraph::api::Endpoint as E;
 use followgraph::rng::ModuloRng;
 use serde_json::Value;
 
 use crate::client::{enc, get_ok, http_get};
+use crate::die;
 use crate::options::Opts;
-use crate::{die, API};
 
 #[derive(Clone, Debug)]
 pub struct Account {
@@ -73,7 +74,10 @@ pub fn collect_subjects(o: &Opts, addr: &str, tables: &Value, created_at: &str) 
     while accounts.len() < want && tries < want * 4 {
         tries += 1;
         let id = 1 + rng.below(lists as usize) as u64;
-        let Ok(a) = http_get(addr, &format!("{API}/lists/{id}/details?cache=fresh")) else {
+        let Ok(a) = http_get(
+            addr,
+            &format!("{}?cache=fresh", E::ListDetails.target(&[&id.to_string()])),
+        ) else {
             continue;
         };
         if a.status != 200 {
@@ -96,7 +100,10 @@ pub fn collect_subjects(o: &Opts, addr: &str, tables: &Value, created_at: &str) 
     let nhubs = if o.quick { 30 } else { 100 };
     let top = get_ok(
         addr,
-        &format!("{API}/leaderboard/search?term=0x&limit={nhubs}&cache=fresh"),
+        &format!(
+            "{}?term=0x&limit={nhubs}&cache=fresh",
+            E::LeaderboardSearch.target(&[])
+        ),
     );
     let top: Vec<(String, Option<String>)> = top["results"]
         .as_array()
@@ -152,7 +159,11 @@ pub fn collect_subjects(o: &Opts, addr: &str, tables: &Value, created_at: &str) 
 fn hub_lists(addr: &str, hubs: &[(String, Option<String>)]) -> HashMap<String, u64> {
     hubs.iter()
         .filter_map(|(hub, _)| {
-            let a = http_get(addr, &format!("{API}/users/{hub}/primary-list?cache=fresh")).ok()?;
+            let a = http_get(
+                addr,
+                &format!("{}?cache=fresh", E::UserPrimaryList.target(&[hub])),
+            )
+            .ok()?;
             let list = a.json()["primary_list"].as_str()?.parse().ok()?;
             Some((hub.clone(), list))
         })

@@ -7,6 +7,7 @@
 
 use std::time::{Duration, Instant};
 
+use followgraph::api::Endpoint as E;
 use followgraph::indexer::{
     ACCOUNT_METADATA_CONTRACT, LIST_CHAIN_ID, LIST_NFT_CONTRACT, LIST_RECORDS_CONTRACT,
 };
@@ -251,8 +252,9 @@ impl Writer {
             path,
             expect,
         };
-        let button = |t: &str| format!("/api/v1/lists/{}/{t}/buttonState", list.token);
-        let tags = |tag: &str| format!("/api/v1/lists/{}/tags?include={tag}", list.token);
+        let token = list.token.to_string();
+        let button = |t: &str| E::ButtonState.target(&[&token, t]);
+        let tags = |tag: &str| format!("{}?include={tag}", E::ListTags.target(&[&token]));
         match roll {
             0..60 => {
                 // Mostly accounts the graph knows; one in ten new.
@@ -306,7 +308,7 @@ impl Writer {
                 .then(|| {
                     change(
                         "primary",
-                        format!("/api/v1/users/{user}/primary-list"),
+                        E::UserPrimaryList.target(&[&user]),
                         Expect::Primary(token.to_string()),
                     )
                 })
@@ -327,7 +329,7 @@ impl Writer {
                     .then(|| {
                         change(
                             "mint",
-                            format!("/api/v1/users/{owner}/lists"),
+                            E::UserLists.target(&[&owner]),
                             Expect::HasList(token.to_string()),
                         )
                     })

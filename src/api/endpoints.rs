@@ -376,6 +376,24 @@ impl Endpoint {
     pub fn payload(self) -> Payload {
         self.row().payload
     }
+
+    /// The request path of this endpoint with `params` (already encoded)
+    /// as its path parameters, in path order: how benches and tests name
+    /// an endpoint rather than copying its path.
+    pub fn target(self, params: &[&str]) -> String {
+        let mut path = API_PREFIX.to_owned();
+        let mut params = params.iter();
+        for s in self.shape().segments() {
+            path.push('/');
+            match s {
+                Segment::Literal(text) => path.push_str(text),
+                Segment::TokenId | Segment::Account => {
+                    path.push_str(params.next().copied().unwrap_or_default())
+                }
+            }
+        }
+        path
+    }
 }
 
 impl Operation {
@@ -475,16 +493,17 @@ pub(crate) mod tests {
 
     /// `e`'s path with `token` for a token id and `account` for an account.
     pub(crate) fn path_with(e: Endpoint, token: &str, account: &str) -> String {
-        let mut path = API_PREFIX.to_owned();
-        for s in e.shape().segments() {
-            path.push('/');
-            path.push_str(match s {
-                Segment::Literal(text) => text,
-                Segment::TokenId => token,
-                Segment::Account => account,
-            });
-        }
-        path
+        let params: Vec<&str> = e
+            .shape()
+            .segments()
+            .iter()
+            .filter_map(|s| match s {
+                Segment::Literal(_) => None,
+                Segment::TokenId => Some(token),
+                Segment::Account => Some(account),
+            })
+            .collect();
+        e.target(&params)
     }
 
     pub(crate) fn example_path(e: Endpoint) -> String {
