@@ -452,6 +452,24 @@ fn generate_and_export_write_straight_to_the_bucket() {
             "{stderr}"
         );
     }
+    // The shrink guard reads the bucket's current manifest: a database
+    // that lost its follow records is not published there.
+    pg.execute("DELETE FROM efp_list_records");
+    let args: Vec<OsString> = vec![
+        "export".into(),
+        "--database-url".into(),
+        pg.url().into(),
+        "--out".into(),
+        root.clone().into(),
+        "--name".into(),
+        "e3".into(),
+    ];
+    let (status, _, stderr) = run_to_exit(&args, &env, Duration::from_secs(120));
+    assert_eq!(status.and_then(|s| s.code()), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("rows (100.0% fewer), more than --max-shrink 20%"),
+        "{stderr}"
+    );
     let server = serve_s3(&weed, &root, "0");
     assert_eq!(snapshot_name(&server), "e2");
     assert_eq!(server.get("/api/v1/lists/1/details").status, 200);
