@@ -67,8 +67,17 @@ fn build_graph(snap: &Snap) -> Graph {
     Graph::build(loaded).expect("graph builds")
 }
 
-/// The engine's answer: status and body.
+/// The engine's answer: status and body. A path the engine routes goes
+/// to the row the model answers for.
 fn engine(g: &Graph, req: &Req) -> (u16, String) {
+    if let Some(route) = followgraph::api::route(&req.path).1 {
+        assert_eq!(
+            route.endpoint,
+            target::MODEL_ENDPOINTS[req.endpoint],
+            "{}",
+            req.path
+        );
+    }
     let answer = match &req.body {
         None => followgraph::api::answer(g, &req.path, &req.query, 1000, NOW_MS),
         Some(body) => {

@@ -8,7 +8,7 @@ use followgraph::snapshot::PrimaryListRow;
 use proptest::prelude::*;
 
 use super::gen_snap::{Snap, MAX_TOKEN, NAMES, S_SECS, TAGS, UNKNOWN_ADDRESS};
-use super::target::{encode, hex_random_case, random_case, with_query, Req};
+use super::target::{encode, hex_random_case, model_path, random_case, with_query, Req};
 
 /// One random request: the endpoint (0..7: endpoints 1-7 of the API reference,
 /// in order), the subject choice and the query parameters, all as small
@@ -261,18 +261,8 @@ pub fn build_req(spec: &ReqSpec, snap: &Snap) -> Req {
         0 | 2 | 6 => super::gen_more::list_subject(kind, idx, snap),
         _ => user_param(kind, idx, seed, snap),
     };
-    let path = match endpoint {
-        0 => format!("/api/v1/lists/{}/details", encode(&param, false, seed)),
-        1 => format!("/api/v1/users/{}/badges", encode(&param, false, seed)),
-        2 => format!("/api/v1/lists/{}/badges", encode(&param, false, seed)),
-        3 => "/api/v1/leaderboard/search".to_owned(),
-        4 => format!(
-            "/api/v1/users/{}/notifications",
-            encode(&param, false, seed)
-        ),
-        5 => format!("/api/v1/users/{}/followers", encode(&param, false, seed)),
-        _ => format!("/api/v1/lists/{}/followers", encode(&param, false, seed)),
-    };
+    let at = encode(&param, false, seed);
+    let path = model_path(endpoint, &[&at]);
     let names = endpoint_params(endpoint);
     let mut params = Vec::new();
     for (i, &(name_choice, value_choice, seed, bare)) in spec.params.iter().enumerate() {

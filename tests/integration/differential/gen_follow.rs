@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use super::gen::{param_value, ReqSpec};
 use super::gen_more::{list_subject, user_subject};
 use super::gen_snap::{Snap, NAMES, UNKNOWN_ADDRESS};
-use super::target::{encode, hex_random_case, random_case, with_query, Req};
+use super::target::{encode, hex_random_case, model_path, random_case, with_query, Req};
 
 /// Record choices (i, j): record i takes the `updated_at` of the j-th
 /// other record of its list.
@@ -253,31 +253,7 @@ pub fn build_req(spec: &FollowSpec, snap: &Snap) -> Req {
     };
     let at = encode(&param, false, seed);
     let at2 = encode(&param2, false, seed2);
-    let path = match endpoint {
-        18 => format!("/api/v1/users/{at}/following"),
-        19 => format!("/api/v1/users/{at}/allFollowing"),
-        20 => format!("/api/v1/lists/{at}/following"),
-        21 => format!("/api/v1/lists/{at}/allFollowing"),
-        22 => format!("/api/v1/lists/{at}/allFollowingAddresses"),
-        23 => format!("/api/v1/exportState/{at}"),
-        24 => format!("/api/v1/users/{at}/{at2}/followerState"),
-        25 => format!("/api/v1/lists/{at}/{at2}/buttonState"),
-        26 => format!("/api/v1/lists/{at}/buttonStateBatch"),
-        27 => format!("/api/v1/lists/{at}/{at2}/followerState"),
-        28 => format!("/api/v1/users/{at}/tags"),
-        29 => format!("/api/v1/lists/{at}/tags"),
-        30 => format!("/api/v1/users/{at}/taggedAs"),
-        31 => format!("/api/v1/lists/{at}/taggedAs"),
-        32 => format!("/api/v1/users/{at}/allFollowers"),
-        33 => format!("/api/v1/lists/{at}/allFollowers"),
-        34 => format!("/api/v1/users/{at}/latestFollowers"),
-        35 => format!("/api/v1/lists/{at}/latestFollowers"),
-        36 => format!("/api/v1/users/{at}/searchFollowers"),
-        37 => format!("/api/v1/lists/{at}/searchFollowers"),
-        38 => format!("/api/v1/users/{at}/searchFollowing"),
-        39 => format!("/api/v1/lists/{at}/searchFollowing"),
-        _ => format!("/api/v1/users/{at}/commonFollowers"),
-    };
+    let path = model_path(endpoint, &[&at, &at2]);
     let names = names(endpoint);
     let mut params = Vec::new();
     for &(name_choice, value_choice, seed, bare) in &spec.req.params {

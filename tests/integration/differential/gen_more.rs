@@ -10,7 +10,7 @@ use proptest::prelude::*;
 
 use super::gen::{list_param, param_value, user_param, ReqSpec};
 use super::gen_snap::Snap;
-use super::target::{encode, hex_random_case, random_case, with_query, Req};
+use super::target::{encode, hex_random_case, model_path, random_case, with_query, Req};
 
 const ZERO: Address = [0; 20];
 
@@ -221,19 +221,7 @@ pub fn build_req(spec: &ReqSpec, snap: &Snap) -> Req {
         _ => user_subject(kind, idx, seed, snap),
     };
     let at = encode(&param, false, seed);
-    let path = match endpoint {
-        7 => format!("/api/v1/users/{at}/account"),
-        8 => format!("/api/v1/lists/{at}/account"),
-        9 => format!("/api/v1/users/{at}/details"),
-        10 => format!("/api/v1/users/{at}/stats"),
-        11 => format!("/api/v1/lists/{at}/stats"),
-        12 => format!("/api/v1/users/{at}/lists"),
-        13 => format!("/api/v1/users/{at}/primary-list"),
-        14 => "/api/v1/leaderboard/ranked".to_owned(),
-        15 => "/api/v1/leaderboard/count".to_owned(),
-        16 => "/api/v1/leaderboard/all".to_owned(),
-        _ => "/api/v1/stats".to_owned(),
-    };
+    let path = model_path(endpoint, &[&at]);
     let names = names(endpoint);
     let mut params = Vec::new();
     for &(name_choice, value_choice, seed, bare) in &spec.params {

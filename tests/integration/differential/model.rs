@@ -404,10 +404,9 @@ impl<'a> Model<'a> {
 
     // --------------------------------------------------------- endpoints
 
-    /// The expected answer to `req`, by its `endpoint` (0..41: endpoints
-    /// 1-14, 38-41, 15-18, 27, 28, 30-37, 19-26 and 29 of the API
-    /// reference, in order), path parameters, decoded query `pairs` and
-    /// body.
+    /// The expected answer to `req`, by its `endpoint` (the index of its
+    /// row in `target::MODEL_ENDPOINTS`, grouped by the model's families),
+    /// path parameters, decoded query `pairs` and body.
     pub fn answer(&self, req: &Req) -> Expected {
         let (endpoint, param, pairs) = (req.endpoint, req.param.as_str(), &req.pairs[..]);
         let result = match endpoint {

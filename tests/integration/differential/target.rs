@@ -2,7 +2,66 @@
 //! parameter and query the model reads, and the random encodings (case,
 //! percent-encoding, `+`, empty pairs) that must not change the answer.
 
+use followgraph::api::Endpoint as E;
 use followgraph::snapshot::Address;
+
+/// The model's endpoints (`Req::endpoint` indexes it): the endpoint
+/// table's rows in the model's order, grouped by the model's families
+/// (`model.rs`). Every request path is built from its row, and the engine
+/// must route it back to the same row (`differential.rs`).
+pub const MODEL_ENDPOINTS: [E; 41] = [
+    // gen.rs: 0..=6
+    E::ListDetails,
+    E::UserBadges,
+    E::ListBadges,
+    E::LeaderboardSearch,
+    E::UserNotifications,
+    E::UserFollowers,
+    E::ListFollowers,
+    // gen_more.rs: the account family, 7..=13, and the leaderboard's, 14..=17
+    E::UserAccount,
+    E::ListAccount,
+    E::UserDetails,
+    E::UserStats,
+    E::ListStats,
+    E::UserLists,
+    E::UserPrimaryList,
+    E::LeaderboardRanked,
+    E::LeaderboardCount,
+    E::LeaderboardAll,
+    E::GlobalStats,
+    // gen_follow.rs: following 18..=23, states 24..=27, tags 28..=31,
+    // followers 32..=40
+    E::UserFollowing,
+    E::UserAllFollowing,
+    E::ListFollowing,
+    E::ListAllFollowing,
+    E::ListFollowingAddresses,
+    E::ExportState,
+    E::FollowerState,
+    E::ButtonState,
+    E::ButtonStateBatch,
+    E::ListFollowerState,
+    E::UserTags,
+    E::ListTags,
+    E::UserTaggedAs,
+    E::ListTaggedAs,
+    E::UserAllFollowers,
+    E::ListAllFollowers,
+    E::UserLatestFollowers,
+    E::ListLatestFollowers,
+    E::UserSearchFollowers,
+    E::ListSearchFollowers,
+    E::UserSearchFollowing,
+    E::ListSearchFollowing,
+    E::UserCommonFollowers,
+];
+
+/// The request path of model endpoint `endpoint` with these (encoded)
+/// path parameters.
+pub fn model_path(endpoint: usize, params: &[&str]) -> String {
+    MODEL_ENDPOINTS[endpoint].target(params)
+}
 
 /// A built request: the target the engine parses, and the decoded path
 /// parameters and query pairs the model reads.
