@@ -4,7 +4,8 @@
 //! `differential/model/`) against the real engine (`api::answer`: route,
 //! parse, resolve and render, in process; `api::answer_with_body` for
 //! 32's POST), over many random small snapshots and random request
-//! targets for endpoints 1-41 (`gen.rs`: 1-7, `gen_more.rs`: 8-14 and
+//! targets for every endpoint but 42, named by the endpoint table's rows
+//! (`target::MODEL_ENDPOINTS`; `gen.rs`: 1-7, `gen_more.rs`: 8-14 and
 //! 38-41, `gen_follow.rs`: 15-37). Bodies are compared as exact strings
 //! (the model's `serde_json::Value` serialised compactly, key order
 //! kept). On every snapshot the engine's endpoints are also checked
@@ -44,8 +45,6 @@ const CASES: u32 = 768;
 const REQUESTS: std::ops::RangeInclusive<usize> = 40..=60;
 const MORE_REQUESTS: std::ops::RangeInclusive<usize> = 10..=16;
 const FOLLOW_REQUESTS: std::ops::RangeInclusive<usize> = 20..=30;
-/// The model's endpoints (see `Model::answer`).
-const ENDPOINTS: usize = 41;
 
 fn build_graph(snap: &Snap) -> Graph {
     if !snap.via_parquet {
@@ -71,12 +70,7 @@ fn build_graph(snap: &Snap) -> Graph {
 /// to the row the model answers for.
 fn engine(g: &Graph, req: &Req) -> (u16, String) {
     if let Some(route) = followgraph::api::route(&req.path).1 {
-        assert_eq!(
-            route.endpoint,
-            target::MODEL_ENDPOINTS[req.endpoint],
-            "{}",
-            req.path
-        );
+        assert_eq!(route.endpoint, req.endpoint, "{}", req.path);
     }
     let answer = match &req.body {
         None => followgraph::api::answer(g, &req.path, &req.query, 1000, NOW_MS),
@@ -428,9 +422,11 @@ fn check_own_records(g: &Graph, id: &str, batch: &str, items: &[Value]) -> Resul
 mod stats {
     use std::sync::Mutex;
 
-    static SEEN: Mutex<Vec<(usize, u16, usize, usize)>> = Mutex::new(Vec::new());
+    use followgraph::api::Endpoint;
 
-    pub fn record(endpoint: usize, status: u16, body: &str) {
+    static SEEN: Mutex<Vec<(Endpoint, u16, usize, usize)>> = Mutex::new(Vec::new());
+
+    pub fn record(endpoint: Endpoint, status: u16, body: &str) {
         // Rough size of the answer: number of JSON objects in it.
         let objects = body.matches('{').count();
         SEEN.lock()
@@ -440,7 +436,7 @@ mod stats {
 
     pub fn print() {
         let seen = SEEN.lock().unwrap();
-        for endpoint in 0..super::ENDPOINTS {
+        for endpoint in super::target::MODEL_ENDPOINTS {
             let of: Vec<_> = seen.iter().filter(|s| s.0 == endpoint).collect();
             let ok: Vec<_> = of.iter().filter(|s| s.1 == 200).collect();
             let mut hist = std::collections::BTreeMap::new();
@@ -448,7 +444,8 @@ mod stats {
                 *hist.entry(s.2.min(12)).or_insert(0) += 1;
             }
             eprintln!(
-                "endpoint {endpoint}: {} requests, 200: {}, 400: {}, 404: {}; objects per 200 body: {hist:?}",
+                "{}: {} requests, 200: {}, 400: {}, 404: {}; objects per 200 body: {hist:?}",
+                endpoint.name(),
                 of.len(),
                 ok.len(),
                 of.iter().filter(|s| s.1 == 400).count(),
@@ -512,4 +509,15 @@ fn differential_model_iso() {
     assert_eq!(iso(-1_500), "1969-12-31T23:59:58.500Z");
     assert_eq!(iso(-86_400_001), "1969-12-30T23:59:59.999Z");
     assert_eq!(iso(-31_536_000_000), "1969-01-01T00:00:00.000Z");
+}
+
+/// The generators draw from every row of the endpoint table but 42 (the
+/// OpenAPI document, the same for every snapshot), each once.
+#[test]
+fn differential_model_covers_every_endpoint() {
+    use followgraph::api::Endpoint;
+    for e in Endpoint::ALL {
+        let n = target::MODEL_ENDPOINTS.iter().filter(|&&m| m == e).count();
+        assert_eq!(n, usize::from(e != Endpoint::OpenApi), "{e:?}");
+    }
 }

@@ -3,6 +3,7 @@
 //! every count is recomputed by scanning every row each time it is needed.
 //! Slow on purpose, obviously right on purpose.
 
+use followgraph::api::Endpoint as E;
 use std::collections::{BTreeMap, BTreeSet};
 
 use followgraph::snapshot::{Address, EnsRow, OpRow, RecordRow, Tables};
@@ -404,31 +405,54 @@ impl<'a> Model<'a> {
 
     // --------------------------------------------------------- endpoints
 
-    /// The expected answer to `req`, by its `endpoint` (the index of its
-    /// row in `target::MODEL_ENDPOINTS`, grouped by the model's families),
-    /// path parameters, decoded query `pairs` and body.
+    /// The expected answer to `req`, by its endpoint (a row of the
+    /// endpoint table), path parameters, decoded query `pairs` and body.
     pub fn answer(&self, req: &Req) -> Expected {
         let (endpoint, param, pairs) = (req.endpoint, req.param.as_str(), &req.pairs[..]);
         let result = match endpoint {
-            0 => Self::token_id(param)
+            E::ListDetails => Self::token_id(param)
                 .and_then(|t| self.list_user(t))
                 .map(|u| self.details(&u)),
-            1 => self.account(param).map(|a| self.badges(&a)),
-            2 => Self::token_id(param)
+            E::UserBadges => self.account(param).map(|a| self.badges(&a)),
+            E::ListBadges => Self::token_id(param)
                 .and_then(|t| self.list_user(t))
                 .map(|u| self.badges(&u)),
-            3 => self.search(pairs),
-            4 => self.notifications(param, pairs),
-            5 => self.followers_endpoint(false, false, param, pairs),
-            6 => self.followers_endpoint(true, true, param, pairs),
-            7..=13 => self.account_family(endpoint, param, pairs),
-            14..=17 => self.leaderboard_family(endpoint, pairs),
-            18..=23 => self.following_family(endpoint, param, pairs),
-            24..=27 => self.states_family(endpoint, param, &req.param2, req.body.as_deref()),
-            28..=31 => self.tags_family(endpoint, param, pairs),
-            32 => self.followers_endpoint(false, false, param, pairs),
-            33 => self.followers_endpoint(true, false, param, pairs),
-            _ => self.followers_family(endpoint, param, pairs),
+            E::LeaderboardSearch => self.search(pairs),
+            E::UserNotifications => self.notifications(param, pairs),
+            E::UserFollowers => self.followers_endpoint(false, false, param, pairs),
+            E::ListFollowers => self.followers_endpoint(true, true, param, pairs),
+            E::UserAllFollowers => self.followers_endpoint(false, false, param, pairs),
+            E::ListAllFollowers => self.followers_endpoint(true, false, param, pairs),
+            E::UserAccount
+            | E::ListAccount
+            | E::UserDetails
+            | E::UserStats
+            | E::ListStats
+            | E::UserLists
+            | E::UserPrimaryList => self.account_family(endpoint, param, pairs),
+            E::LeaderboardRanked | E::LeaderboardCount | E::LeaderboardAll | E::GlobalStats => {
+                self.leaderboard_family(endpoint, pairs)
+            }
+            E::UserFollowing
+            | E::UserAllFollowing
+            | E::ListFollowing
+            | E::ListAllFollowing
+            | E::ListFollowingAddresses
+            | E::ExportState => self.following_family(endpoint, param, pairs),
+            E::FollowerState | E::ButtonState | E::ButtonStateBatch | E::ListFollowerState => {
+                self.states_family(endpoint, param, &req.param2, req.body.as_deref())
+            }
+            E::UserTags | E::ListTags | E::UserTaggedAs | E::ListTaggedAs => {
+                self.tags_family(endpoint, param, pairs)
+            }
+            E::UserLatestFollowers
+            | E::ListLatestFollowers
+            | E::UserSearchFollowers
+            | E::ListSearchFollowers
+            | E::UserSearchFollowing
+            | E::ListSearchFollowing
+            | E::UserCommonFollowers => self.followers_family(endpoint, param, pairs),
+            E::OpenApi => unreachable!("the model has no OpenAPI document"),
         };
         match result {
             Ok(body) => Expected { status: 200, body },

@@ -5,10 +5,10 @@
 use followgraph::api::Endpoint as E;
 use followgraph::snapshot::Address;
 
-/// The model's endpoints (`Req::endpoint` indexes it): the endpoint
-/// table's rows in the model's order, grouped by the model's families
-/// (`model.rs`). Every request path is built from its row, and the engine
-/// must route it back to the same row (`differential.rs`).
+/// The endpoints the generators draw from, by their index (`gen.rs`,
+/// `gen_more.rs` and `gen_follow.rs` each take a range of it): rows of
+/// the endpoint table. Every request path is built from its row, and the
+/// engine must route it back to the same row (`differential.rs`).
 pub const MODEL_ENDPOINTS: [E; 41] = [
     // gen.rs: 0..=6
     E::ListDetails,
@@ -67,7 +67,7 @@ pub fn model_path(endpoint: usize, params: &[&str]) -> String {
 /// parameters and query pairs the model reads.
 #[derive(Clone, Debug)]
 pub struct Req {
-    pub endpoint: usize,
+    pub endpoint: E,
     pub path: String,
     pub query: String,
     pub param: String,
@@ -165,7 +165,7 @@ pub fn with_query(
         pairs.push((name.to_owned(), value));
     }
     Req {
-        endpoint,
+        endpoint: MODEL_ENDPOINTS[endpoint],
         path,
         // Empty pairs (`&&`, a leading `&`) are nothing.
         query: match style & 7 {

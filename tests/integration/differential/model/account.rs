@@ -3,6 +3,7 @@
 //! reference (docs/openapi.yaml) read literally, straight scans of the raw
 //! rows.
 
+use followgraph::api::Endpoint as E;
 use followgraph::snapshot::Address;
 use serde_json::{json, Value};
 
@@ -14,22 +15,22 @@ impl Model<'_> {
         &self.universe
     }
 
-    /// Sections 8-14 (`endpoint` 7..=13). None of them takes a parameter
+    /// Sections 8-14. None of them takes a parameter
     /// that can be wrong (`live` and `cache` are any text), so only the
     /// subject answers 400 or 404.
     pub(super) fn account_family(
         &self,
-        endpoint: usize,
+        endpoint: E,
         param: &str,
         _pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
         match endpoint {
-            8 => {
+            E::ListAccount => {
                 let token = Self::token_id(param)?;
                 let user = self.list_user(token)?;
                 Ok(self.list_account(token, &user))
             }
-            11 => {
+            E::ListStats => {
                 let token = Self::token_id(param)?;
                 let user = self.list_user(token)?;
                 Ok(self.list_stats(token, &user))
@@ -37,10 +38,12 @@ impl Model<'_> {
             _ => {
                 let a = self.account(param)?;
                 Ok(match endpoint {
-                    7 => json!({ "address": addr_text(&a), "ens": self.ens_object(&a) }),
-                    9 => self.details(&a),
-                    10 => self.user_stats(&a),
-                    12 => self.user_lists(&a),
+                    E::UserAccount => {
+                        json!({ "address": addr_text(&a), "ens": self.ens_object(&a) })
+                    }
+                    E::UserDetails => self.details(&a),
+                    E::UserStats => self.user_stats(&a),
+                    E::UserLists => self.user_lists(&a),
                     _ => json!({ "primary_list": self.primary_text(&a) }),
                 })
             }

@@ -3,6 +3,7 @@
 //! following, and common followers. Same style as the parent: the API
 //! reference read literally, straight scans of the raw rows.
 
+use followgraph::api::Endpoint as E;
 use followgraph::snapshot::{Address, RecordRow};
 use serde_json::{json, Map, Value};
 
@@ -84,17 +85,17 @@ impl<'a> Model<'a> {
         }
     }
 
-    /// Endpoints 21-26 and 29 (`endpoint` 34..=40).
+    /// Endpoints 21-26 and 29.
     pub(super) fn followers_family(
         &self,
-        endpoint: usize,
+        endpoint: E,
         param: &str,
         pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
-        if endpoint == 40 {
+        if endpoint == E::UserCommonFollowers {
             return self.common_followers(param, pairs);
         }
-        let by_list = endpoint % 2 == 1;
+        let by_list = endpoint.path().starts_with("/lists/");
         // A malformed token_id first, then the query in table order, then
         // the subject.
         if by_list {
@@ -105,7 +106,7 @@ impl<'a> Model<'a> {
         let (t, token) = self.subject(by_list, param)?;
         match endpoint {
             // 21, 22: every follower, blocked and muted ones included.
-            34 | 35 => {
+            E::UserLatestFollowers | E::ListLatestFollowers => {
                 let mut rows = self.follower_rows(&t, false);
                 rows.sort_by(|(fa, ra), (fb, rb)| {
                     (rb.updated_at.cmp(&ra.updated_at)).then_with(|| fa.cmp(fb))
@@ -122,7 +123,7 @@ impl<'a> Model<'a> {
                 Ok(json!({ "followers": out }))
             }
             // 23, 24: the entries of 6 or 7 matching `term`.
-            36 | 37 => {
+            E::UserSearchFollowers | E::ListSearchFollowers => {
                 let mut rows = self.follower_rows(&t, by_list);
                 rows.retain(|(f, _)| !term.is_empty() && self.term_matches(f, &term));
                 rows.sort_by_key(|(f, _)| *f);

@@ -3,6 +3,7 @@
 //! style as the parent: the API reference read literally, straight scans
 //! of the raw rows.
 
+use followgraph::api::Endpoint as E;
 use followgraph::snapshot::{Address, RecordRow};
 use serde_json::{json, Value};
 
@@ -67,20 +68,22 @@ impl<'a> Model<'a> {
         rows
     }
 
-    /// Sections 15-18, 27 and 28 (`endpoint` 18..=23).
+    /// Sections 15-18, 27 and 28.
     pub(super) fn following_family(
         &self,
-        endpoint: usize,
+        endpoint: E,
         param: &str,
         pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
         match endpoint {
-            18..=21 => self.following_endpoint(endpoint, param, pairs),
+            E::UserFollowing | E::UserAllFollowing | E::ListFollowing | E::ListAllFollowing => {
+                self.following_endpoint(endpoint, param, pairs)
+            }
             _ => {
                 let token = Self::token_id(param)?;
                 self.list_user(token)?;
                 let rows = self.newest_first(token);
-                Ok(if endpoint == 22 {
+                Ok(if endpoint == E::ListFollowingAddresses {
                     json!(rows
                         .iter()
                         .map(|r| addr_text(&r.address))
@@ -93,16 +96,16 @@ impl<'a> Model<'a> {
         }
     }
 
-    /// 15 (18), 16 (19), 17 (20), 18 (21).
+    /// 15-18.
     fn following_endpoint(
         &self,
-        endpoint: usize,
+        endpoint: E,
         param: &str,
         pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
-        let by_list = endpoint >= 20;
+        let by_list = matches!(endpoint, E::ListFollowing | E::ListAllFollowing);
         // 15 and 17 leave out records carrying block or mute.
-        let hide = endpoint == 18 || endpoint == 20;
+        let hide = matches!(endpoint, E::UserFollowing | E::ListFollowing);
         // Path parameter, then the query in table order, then the subject.
         let token = by_list.then(|| Self::token_id(param)).transpose()?;
         let (limit, offset) = limit_offset(pairs)?;

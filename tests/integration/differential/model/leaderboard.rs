@@ -3,6 +3,7 @@
 //! style as the parent: the API reference (docs/openapi.yaml) read literally,
 //! straight scans.
 
+use followgraph::api::Endpoint as E;
 use std::collections::BTreeSet;
 
 use followgraph::snapshot::Address;
@@ -51,16 +52,16 @@ impl Model<'_> {
             .collect()
     }
 
-    /// Sections 38-41 (`endpoint` 14..=17).
+    /// Sections 38-41.
     pub(super) fn leaderboard_family(
         &self,
-        endpoint: usize,
+        endpoint: E,
         pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
         Ok(match endpoint {
-            14 => self.ranked(pairs)?,
-            15 => json!({ "leaderboardCount": self.board().len().to_string() }),
-            16 => {
+            E::LeaderboardRanked => self.ranked(pairs)?,
+            E::LeaderboardCount => json!({ "leaderboardCount": self.board().len().to_string() }),
+            E::LeaderboardAll => {
                 let rows: Vec<Value> = self
                     .board()
                     .iter()

@@ -3,6 +3,7 @@
 //! the parent: the API reference read literally, straight scans of the
 //! raw rows.
 
+use followgraph::api::Endpoint as E;
 use followgraph::snapshot::Address;
 use serde_json::{json, Value};
 
@@ -32,16 +33,16 @@ impl Model<'_> {
         json!({ "token_id": token.to_string(), "address": addr_text(x), "state": state })
     }
 
-    /// Sections 30-33 (`endpoint` 24..=27); `param2` is the account after
+    /// Sections 30-33; `param2` is the account after
     /// the first path parameter, `body` 32's.
     pub(super) fn states_family(
         &self,
-        endpoint: usize,
+        endpoint: E,
         param: &str,
         param2: &str,
         body: Option<&[u8]>,
     ) -> Result<Value, Expected> {
-        if endpoint == 24 {
+        if endpoint == E::FollowerState {
             // Does B follow A: A resolves before B.
             let a = self.account(param)?;
             let b = self.account(param2)?;
@@ -52,7 +53,7 @@ impl Model<'_> {
             }));
         }
         let token = Self::token_id(param)?;
-        if endpoint == 26 {
+        if endpoint == E::ButtonStateBatch {
             // The body is read before the list is looked up.
             let items = batch_items(body.unwrap_or_default())?;
             self.list_user(token)?;
@@ -68,7 +69,7 @@ impl Model<'_> {
         // The list before the account.
         let user = self.list_user(token)?;
         let x = self.account(param2)?;
-        Ok(if endpoint == 25 {
+        Ok(if endpoint == E::ButtonState {
             // 31: the list's own record of the account.
             self.list_state(token, &x, self.state(Some(token), &x))
         } else {

@@ -3,6 +3,7 @@
 //! it. Same style as the parent: the API reference read literally,
 //! straight scans of the raw rows.
 
+use followgraph::api::Endpoint as E;
 use followgraph::snapshot::Address;
 use serde_json::{json, Map, Value};
 
@@ -37,20 +38,20 @@ impl Model<'_> {
         pairs
     }
 
-    /// Sections 34-37 (`endpoint` 28..=31).
+    /// Sections 34-37.
     pub(super) fn tags_family(
         &self,
-        endpoint: usize,
+        endpoint: E,
         param: &str,
         pairs: &[(String, String)],
     ) -> Result<Value, Expected> {
         match endpoint {
-            28 => {
+            E::UserTags => {
                 let a = self.account(param)?;
                 let found = self.record_pairs(self.primary_of(&a));
                 Ok(tag_answer(("address", json!(addr_text(&a))), found))
             }
-            29 => {
+            E::ListTags => {
                 let token = Self::token_id(param)?;
                 // 35's include: parsed as 6's tags (first occurrence), the
                 // segments in order without repeats.
@@ -76,7 +77,7 @@ impl Model<'_> {
                 }
                 Ok(json!({ "token_id": id.1, "tagsToSearch": search, "taggedAddresses": found }))
             }
-            30 => {
+            E::UserTaggedAs => {
                 let a = self.account(param)?;
                 let found = self.tagged_as_pairs(&a);
                 Ok(tag_answer(("address", json!(addr_text(&a))), found))
