@@ -129,20 +129,21 @@ impl Call {
     /// order of 400s.
     pub fn parse(route: &Route, q: &Query<'_>, max_limit: u64) -> Result<Call, ApiError> {
         let e = route.endpoint;
-        let mut accounts: Vec<AccountRef> = Vec::new();
-        let mut list: Option<TokenId> = None;
+        // At most two path parameters (`MAX_PARAMS`): no allocation.
+        let (mut list, mut first, mut second): (Option<TokenId>, Option<AccountRef>, _) =
+            (None, None, None);
         let mut i = 0;
         for segment in e.shape().segments() {
             match segment {
                 Segment::TokenId => list = Some(route.token_id(i)?),
-                Segment::Account => accounts.push(route.account(i)?),
+                Segment::Account if first.is_none() => first = Some(route.account(i)?),
+                Segment::Account => second = Some(route.account(i)?),
                 Segment::Literal(_) => continue,
             }
             i += 1;
         }
         let (params, leader) = Params::parse(e.payload(), q, max_limit)?;
-        let mut accounts = accounts.into_iter();
-        let subjects = match (list, accounts.next(), accounts.next()) {
+        let subjects = match (list, first, second) {
             (None, None, _) => Subjects::None,
             (Some(l), None, _) => Subjects::List(l),
             (Some(l), Some(a), _) => Subjects::ListAccount(l, a),

@@ -108,14 +108,8 @@ pub fn render(
     out: &mut String,
 ) {
     out.push_str("{\"followers\":[");
-    let page = match (t, RecordFilter::new(g, &p.tags, exclude)) {
-        (Some(t), Some(filter)) => {
-            let page = followers_page(g, t, p.sort, &filter, p.offset, p.limit);
-            Some((t, page))
-        }
-        _ => None,
-    };
-    if let Some((t, page)) = page {
+    if let (Some(t), Some(filter)) = (t, RecordFilter::new(g, &p.tags, exclude)) {
+        let page = followers_page(g, t, p.sort, &filter, p.offset, p.limit);
         push_page(g, t, &page, out, |out, f, record, back| {
             push_follower(out, g, f, record, back)
         });
