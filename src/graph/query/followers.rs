@@ -8,7 +8,7 @@
 //! members before the page) filtered. `earliest` walks the newest-first
 //! order backwards and finds an offset by binary searches on the times.
 
-use super::{FollowerSort, RecordFilter};
+use super::{FollowerSort, PageFill, RecordFilter};
 use crate::graph::{AccountId, Graph, Record};
 
 /// How many followers are looked up together (see `Graph::records`): a
@@ -205,40 +205,32 @@ pub fn followers_page(
 ) -> Vec<(AccountId, Record)> {
     let filtered = filter.filters();
     let mut candidates = FollowerCandidates::new(g, t, sort);
-    let mut skip = if filtered {
+    let skip = if filtered {
         offset
     } else {
         candidates.skip_unfiltered(offset)
     };
-    let mut rows: Vec<(AccountId, Record)> = Vec::with_capacity(limit.min(BATCH));
+    let mut page = PageFill::new(skip, limit, BATCH);
     let mut batch = Vec::with_capacity(BATCH);
-    while rows.len() < limit {
+    while !page.is_full() {
         batch.clear();
         // Unfiltered, exactly the rows still missing are fetched.
-        let want = if filtered || skip > 0 {
+        let want = if filtered {
             BATCH
         } else {
-            limit - rows.len()
+            page.wanted().min(BATCH)
         };
         candidates.next_batch(want, &mut batch);
         if batch.is_empty() {
             break;
         }
         for &(f, r) in &batch {
-            if !filter.keep(g, r.tagset) {
-                continue;
-            }
-            if skip > 0 {
-                skip -= 1;
-                continue;
-            }
-            rows.push((f, r));
-            if rows.len() == limit {
+            if filter.keep(g, r.tagset) && page.offer((f, r)) {
                 break;
             }
         }
     }
-    rows
+    page.rows
 }
 
 /// 21, 22: the page of T's followers newest first (blocked and muted ones

@@ -81,6 +81,44 @@ impl RecordFilter {
     }
 }
 
+/// A page filled from candidates in order: the first `skip` kept ones
+/// are passed over, then kept ones taken until `limit`.
+struct PageFill<T> {
+    rows: Vec<T>,
+    skip: usize,
+    limit: usize,
+}
+
+impl<T> PageFill<T> {
+    fn new(skip: usize, limit: usize, capacity: usize) -> PageFill<T> {
+        PageFill {
+            rows: Vec::with_capacity(limit.min(capacity)),
+            skip,
+            limit,
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.rows.len() >= self.limit
+    }
+
+    /// Kept candidates still wanted: those to skip and the page's rest.
+    fn wanted(&self) -> usize {
+        self.skip.saturating_add(self.limit - self.rows.len())
+    }
+
+    /// Offers the next kept candidate; true once the page is full.
+    #[inline]
+    fn offer(&mut self, row: T) -> bool {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return false;
+        }
+        self.rows.push(row);
+        self.is_full()
+    }
+}
+
 /// Whether a record with tag set `tagset` carries neither block nor mute.
 #[inline]
 pub fn shown(g: &Graph, tagset: u32) -> bool {

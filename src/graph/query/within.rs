@@ -17,7 +17,7 @@ use std::ops::Range;
 
 use super::followers::{RecordBatch, BATCH};
 use super::intersect::sorted_intersection;
-use super::{shown, Exclude};
+use super::{shown, Exclude, PageFill};
 use crate::graph::{AccountId, Graph, IndexCost, Record, RecordRow, Term};
 
 /// 23, 24: T's followers (all of them, or without those whose record of T
@@ -72,7 +72,6 @@ pub fn search_followers(
         let rest = matching(g, &term, resume..followers.len(), |i| followers[i]);
         Box::new(first.into_iter().chain(rest).map(|i| followers[i]))
     };
-    let mut page: Vec<(AccountId, Record)> = Vec::with_capacity(limit.min(64));
     let mut skip = offset;
     if exclude == Exclude::Nobody {
         // Every candidate follows T and is shown: the skipped ones need
@@ -80,13 +79,16 @@ pub fn search_followers(
         matches.by_ref().take(skip).for_each(drop);
         skip = 0;
     }
-    while page.len() < limit {
+    let mut page = PageFill::new(skip, limit, 64);
+    while !page.is_full() {
         // No more than the page can still take: the matches after it
         // would extend a rare term's walk over the followers for nothing.
-        let unfilled = skip.saturating_add(limit - page.len());
         let batch = RecordBatch::look_up(
             g,
-            matches.by_ref().take(unfilled.min(BATCH)).map(|f| (f, t)),
+            matches
+                .by_ref()
+                .take(page.wanted().min(BATCH))
+                .map(|f| (f, t)),
         );
         if batch.is_empty() {
             break;
@@ -96,17 +98,12 @@ pub fn search_followers(
             if exclude == Exclude::BlockedOrMuted && !shown(g, record.tagset) {
                 continue;
             }
-            if skip > 0 {
-                skip -= 1;
-                continue;
-            }
-            page.push((f, record));
-            if page.len() == limit {
+            if page.offer((f, record)) {
                 break;
             }
         }
     }
-    page
+    page.rows
 }
 
 /// 25, 26: the indexes into `row` of its records that carry neither block
