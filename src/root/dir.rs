@@ -42,14 +42,7 @@ impl DirRoot {
     }
 
     pub(super) fn manifest(&self, name: &str) -> Result<Option<Manifest>, String> {
-        let file = self.snapshot_dir(name).join(MANIFEST);
-        match std::fs::read(&file) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| format!("{} is malformed: {e}", file.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("cannot read {}: {e}", file.display())),
-        }
+        manifest_in(&self.snapshot_dir(name))
     }
 
     /// Every snapshot directory of the root (a valid name holding a
@@ -177,5 +170,17 @@ impl DirRoot {
             Err(e) => return Err(format!("cannot delete {name}: {e}")),
         }
         std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot delete {name}: {e}"))
+    }
+}
+
+/// The manifest of the snapshot directory `dir`; `None` when it has none.
+pub(super) fn manifest_in(dir: &Path) -> Result<Option<Manifest>, String> {
+    let file = dir.join(MANIFEST);
+    match std::fs::read(&file) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| format!("{} is malformed: {e}", file.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", file.display())),
     }
 }

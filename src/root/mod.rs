@@ -242,7 +242,8 @@ impl SnapshotRoot {
             ));
         }
         if guard.0.is_some() {
-            let next = read_local_manifest(staged)?;
+            let next = dir::manifest_in(staged)?
+                .ok_or_else(|| format!("{} holds no manifest.json", staged.display()))?;
             if let Some(current) = self.current()? {
                 if let Some(current) = self.manifest(&current)? {
                     guard.check(&current, &next)?;
@@ -358,12 +359,6 @@ impl SnapshotRoot {
             }
         }
     }
-}
-
-fn read_local_manifest(dir: &Path) -> Result<Manifest, String> {
-    let file = dir.join("manifest.json");
-    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{} is malformed: {e}", file.display()))
 }
 
 #[cfg(test)]
