@@ -199,31 +199,37 @@ pub struct Reread {
     pub rescanned: BTreeMap<u64, Vec<(OpRow, OpKey)>>,
 }
 
+/// A slot as the indexer may store it, as `bytea` literals: its raw 32
+/// bytes, and the ASCII of its `0x` hex.
+fn slot_literals(slot: &[u8; 32]) -> [String; 2] {
+    let bytea = |bytes: &[u8]| format!("'\\x{}'::bytea", hex(bytes));
+    [bytea(slot), bytea(format!("0x{}", hex(slot)).as_bytes())]
+}
+
+/// Lower-case hex of `bytes`, without `0x`.
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(bytes.len() * 2);
+    crate::json::push_hex(&mut out, bytes);
+    out
 }
 
 /// The SQL pairs `(chain, slot)` for storage locations, matching a slot
 /// stored as raw bytes or as the ASCII of its `0x` hex.
 fn slot_pairs(locations: &BTreeSet<(i64, Address, [u8; 32])>) -> String {
-    let mut pairs = Vec::with_capacity(locations.len() * 2);
-    for (chain, _, slot) in locations {
-        let text = format!("0x{}", hex(slot));
-        pairs.push(format!("({chain}, '\\x{}'::bytea)", hex(slot)));
-        pairs.push(format!("({chain}, '\\x{}'::bytea)", hex(text.as_bytes())));
-    }
+    let pairs: Vec<String> = locations
+        .iter()
+        .flat_map(|(chain, _, slot)| slot_literals(slot).map(|l| format!("({chain}, {l})")))
+        .collect();
     pairs.join(", ")
 }
 
 /// The slots of `locations`, in both encodings, as `bytea` literals.
 fn slot_list(locations: &BTreeSet<(i64, Address, [u8; 32])>) -> String {
-    let mut out = Vec::with_capacity(locations.len() * 2);
-    for (_, _, slot) in locations {
-        let text = format!("0x{}", hex(slot));
-        out.push(format!("'\\x{}'::bytea", hex(slot)));
-        out.push(format!("'\\x{}'::bytea", hex(text.as_bytes())));
-    }
-    out.join(", ")
+    let slots: Vec<String> = locations
+        .iter()
+        .flat_map(|(_, _, slot)| slot_literals(slot))
+        .collect();
+    slots.join(", ")
 }
 
 /// The rows of `table` (keyed `(chain_id, contract_address, slot, …)`)
@@ -263,12 +269,9 @@ async fn at_locations(
                 continue;
             }
             let raw = raw.replace('\'', "''");
-            let text = format!("0x{}", hex(slot));
-            values.push(format!("({c}, '{raw}', '\\x{}'::bytea)", hex(slot)));
-            values.push(format!(
-                "({c}, '{raw}', '\\x{}'::bytea)",
-                hex(text.as_bytes())
-            ));
+            for literal in slot_literals(slot) {
+                values.push(format!("({c}, '{raw}', {literal})"));
+            }
         }
     }
     if values.is_empty() {
