@@ -433,8 +433,8 @@ fn generate_and_export_write_straight_to_the_bucket() {
     let (status, _, stderr) = run_to_exit(&args, &[], Duration::from_secs(120));
     assert!(status.is_some_and(|s| s.success()), "{stderr}");
     let root = format!("s3://{BUCKET}/exported");
-    for name in ["e1", "e2"] {
-        let args: Vec<OsString> = vec![
+    let export = |name: &str, extra: &[&str]| {
+        let mut args: Vec<OsString> = vec![
             "export".into(),
             "--database-url".into(),
             pg.url().into(),
@@ -442,10 +442,12 @@ fn generate_and_export_write_straight_to_the_bucket() {
             root.clone().into(),
             "--name".into(),
             name.into(),
-            "--keep".into(),
-            "1".into(),
         ];
-        let (status, _, stderr) = run_to_exit(&args, &env, Duration::from_secs(120));
+        args.extend(extra.iter().map(OsString::from));
+        run_to_exit(&args, &env, Duration::from_secs(120))
+    };
+    for name in ["e1", "e2"] {
+        let (status, _, stderr) = export(name, &["--keep", "1"]);
         assert!(status.is_some_and(|s| s.success()), "{stderr}");
         assert!(
             stderr.contains(&format!("published {root}/{name}")),
@@ -455,16 +457,7 @@ fn generate_and_export_write_straight_to_the_bucket() {
     // The shrink guard reads the bucket's current manifest: a database
     // that lost its follow records is not published there.
     pg.execute("DELETE FROM efp_list_records");
-    let args: Vec<OsString> = vec![
-        "export".into(),
-        "--database-url".into(),
-        pg.url().into(),
-        "--out".into(),
-        root.clone().into(),
-        "--name".into(),
-        "e3".into(),
-    ];
-    let (status, _, stderr) = run_to_exit(&args, &env, Duration::from_secs(120));
+    let (status, _, stderr) = export("e3", &[]);
     assert_eq!(status.and_then(|s| s.code()), Some(1), "{stderr}");
     assert!(
         stderr.contains("rows (100.0% fewer), more than --max-shrink 20%"),
