@@ -139,6 +139,22 @@ impl Live {
     }
 }
 
+impl Live {
+    /// Publishes the served snapshot with new live entities on top: a new
+    /// generation (answers cached before it are stale), not a load.
+    pub fn publish_live(&self, graph: Graph) -> (u64, Option<Arc<Served>>) {
+        let current = self.current.load_full();
+        let generation = self.generations.fetch_add(1, Ordering::SeqCst) + 1;
+        let old = self.current.swap(Some(Arc::new(Served {
+            generation,
+            graph,
+            loaded_at_ms: current.as_ref().map_or_else(now_ms, |c| c.loaded_at_ms),
+            load_duration: current.as_ref().map_or(Duration::ZERO, |c| c.load_duration),
+        })));
+        (generation, old)
+    }
+}
+
 /// Frees a replaced snapshot here, on the reload thread: freeing
 /// gigabytes takes long enough that the request which happened to hold the
 /// last reference would stall. Requests in flight finish within

@@ -13,9 +13,7 @@ use super::source::{self, position_of, ListIndex, Only};
 pub use super::source::{Lsl, OpKey};
 use super::values::{address, hex_fixed};
 use super::Skips;
-use crate::snapshot::{
-    format_address, Address, ListRow, OpRow, Position, RecordRow, Table, TagRow,
-};
+use crate::snapshot::{format_address, Address, ListState, OpRow, Position, Table};
 
 /// The greatest event position of each chain in `events` that the
 /// transaction sees: a loose index scan over the key (one index probe per
@@ -176,15 +174,6 @@ impl Touched {
     pub fn is_empty(&self) -> bool {
         self.locations.is_empty() && self.lists.is_empty() && self.accounts.is_empty()
     }
-}
-
-/// One list as the export maps it now: its row (`None`: the mapping
-/// exports no such list), records and tags at its storage location.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ListState {
-    pub row: Option<ListRow>,
-    pub records: Vec<RecordRow>,
-    pub tags: Vec<TagRow>,
 }
 
 /// The touched entities re-read.

@@ -57,6 +57,10 @@ pub(super) struct Accounts {
     primary_list: Vec<u64>,
     /// Primary list token id -> its user.
     primary_list_user: TokenMap,
+    /// The `primary_lists` rows the primary-list rule rejected, of
+    /// accounts (few): a live change of the list's user may make them
+    /// hold.
+    rejected: Vec<(AccountId, u64)>,
 }
 
 impl Accounts {
@@ -81,6 +85,13 @@ impl Accounts {
     pub(super) fn primary_list(&self, id: AccountId) -> Option<u64> {
         Some(self.primary_list[id as usize]).filter(|&t| t != 0)
     }
+    /// The account's `primary_lists` row, whether the rule kept it or not.
+    pub(super) fn primary_row(&self, id: AccountId) -> Option<u64> {
+        self.primary_list(id).or_else(|| {
+            let i = self.rejected.binary_search_by_key(&id, |r| r.0).ok()?;
+            Some(self.rejected[i].1)
+        })
+    }
     /// Primary list token id -> its user (the scans' visibility test).
     pub(super) fn primary_list_users(&self) -> &TokenMap {
         &self.primary_list_user
@@ -98,6 +109,7 @@ impl Accounts {
             + self.primary_list.capacity() * 8
             + self.addresses.buckets.heap_bytes()
             + self.primary_list_user.heap_bytes()
+            + self.rejected.capacity() * 16
     }
 }
 
@@ -105,6 +117,8 @@ impl Accounts {
 pub(super) struct PrimaryLists {
     /// (token id, provisional user) in `primary_lists` row order.
     pairs: Vec<(u64, u32)>,
+    /// (address, token id) of the rows the rule rejected.
+    rejected: Vec<(Address, u64)>,
 }
 
 impl PrimaryLists {
@@ -124,9 +138,13 @@ impl PrimaryLists {
         };
         // The zero address is no user (a list without one), so it has no
         // primary list either, even if a row names one.
-        let kept: Vec<&PrimaryListRow> = primary_lists
+        let (kept, rejected): (Vec<&PrimaryListRow>, Vec<&PrimaryListRow>) = primary_lists
             .par_iter()
-            .filter(|p| p.address != [0; 20] && user_of(p.token_id) == Some(p.address))
+            .partition(|p| p.address != [0; 20] && user_of(p.token_id) == Some(p.address));
+        let rejected = rejected
+            .iter()
+            .filter(|p| p.address != [0; 20])
+            .map(|p| (p.address, p.token_id))
             .collect();
         let users: Vec<Address> = kept.iter().map(|p| p.address).collect();
         let pairs = kept
@@ -134,7 +152,7 @@ impl PrimaryLists {
             .map(|p| p.token_id)
             .zip(interner.ids_par(&users))
             .collect();
-        PrimaryLists { pairs }
+        PrimaryLists { pairs, rejected }
     }
 
     /// Token id -> the user's provisional id (a dense table as minted).
@@ -157,10 +175,17 @@ impl PrimaryLists {
             })
             .collect();
         primary_list_user.par_sort_unstable();
+        let mut rejected: Vec<(AccountId, u64)> = self
+            .rejected
+            .iter()
+            .filter_map(|(a, token)| Some((addresses.id(a)?, *token)))
+            .collect();
+        rejected.sort_unstable();
         Accounts {
             addresses,
             primary_list,
             primary_list_user: TokenMap::new(primary_list_user),
+            rejected,
         }
     }
 }

@@ -85,7 +85,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         },
         || scan_ops(src, ops_e, &primary_prov, &list_ordinals, &interner, &tags),
     );
-    let ((profiles, names), ((ops, tagged_ops), list_op_count)) = (profiles?, scanned_ops?);
+    let ((profiles, names), ((ops, tagged_ops), op_facts)) = (profiles?, scanned_ops?);
     drop(ens);
     timer.done("profiles, list_ops scan");
     let notifications = group_ops(ops, tagged_ops, interner.len());
@@ -177,7 +177,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         &perm,
         other_lists,
         |id| other_targets[id as usize] || stats.counts()[id as usize].followers > 0,
-        list_op_count,
+        op_facts,
     );
     drop(perm);
     timer.done("lists");
@@ -187,19 +187,22 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         created_at: crate::time::format_iso_ms(created_at_ms),
         anchor,
         table_counts,
-        accounts,
-        names,
-        records,
-        followers,
-        tags,
-        tagged_by,
-        stats,
-        ranked,
-        lists,
-        search,
-        profiles,
-        notifications,
-        badges,
+        live: None,
+        base: std::sync::Arc::new(super::Indexes {
+            accounts,
+            names,
+            records,
+            followers,
+            tags,
+            tagged_by,
+            stats,
+            ranked,
+            lists,
+            search,
+            profiles,
+            notifications,
+            badges,
+        }),
     })
 }
 

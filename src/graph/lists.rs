@@ -8,7 +8,9 @@
 //! - token id -> list ordinal (`TokenMap`: 4 bytes per id up to the
 //!   largest when ids are dense, else 16 per list); ordinals follow token
 //!   ids, so ordinal order is token order;
-//! - per ordinal its user (4 bytes; `NO_USER` for the zero address);
+//! - per ordinal its user (4 bytes; `NO_USER` for the zero address),
+//!   owner and manager (8 bytes; the live index reads them); the lists
+//!   with ops that are not visible (4 bytes each, few);
 //! - the own records of the other lists: a [`Records`] (the forward
 //!   index's type) whose row is the list's ordinal, 12 bytes per record.
 //!   A primary list's own records are its user's row of the forward index;
@@ -58,6 +60,10 @@ pub(super) struct Lists {
     ordinals: TokenMap,
     tokens: Vec<u64>,
     users: Vec<AccountId>,
+    /// Per ordinal: owner and manager.
+    roles: Vec<[AccountId; 2]>,
+    /// Ordinals of the lists with ops that are not visible, sorted.
+    hidden_ops: Vec<u32>,
     others: Records,
     by_account_offsets: Vec<u32>,
     by_account: Vec<u64>,
@@ -77,6 +83,26 @@ impl Lists {
     pub(super) fn user(&self, token_id: u64) -> Option<AccountId> {
         let user = self.users[self.ordinal(token_id)? as usize];
         (user != NO_USER).then_some(user)
+    }
+
+    /// The list's user (`None`: the zero address), owner and manager, if
+    /// the list exists.
+    pub(super) fn roles(&self, token_id: u64) -> Option<[Option<AccountId>; 3]> {
+        let ordinal = self.ordinal(token_id)? as usize;
+        let user = self.users[ordinal];
+        let [owner, manager] = self.roles[ordinal];
+        Some([
+            (user != NO_USER).then_some(user),
+            Some(owner),
+            Some(manager),
+        ])
+    }
+
+    /// Whether the list has ops the graph does not keep (it is not its
+    /// user's primary list).
+    pub(super) fn has_hidden_ops(&self, token_id: u64) -> bool {
+        self.ordinal(token_id)
+            .is_some_and(|o| self.hidden_ops.binary_search(&o).is_ok())
     }
 
     /// Where the list's own records are (`primary_list`: its user's
@@ -123,6 +149,8 @@ impl Lists {
         self.ordinals.heap_bytes()
             + self.tokens.capacity() * 8
             + self.users.capacity() * 4
+            + self.roles.capacity() * 8
+            + self.hidden_ops.capacity() * 4
             + self.others.heap_bytes()
             + self.by_account_offsets.capacity() * 4
             + self.by_account.capacity() * 8
@@ -218,7 +246,7 @@ impl ListsBuilder {
         perm: &[u32],
         others: Records,
         listed_targets: impl Fn(AccountId) -> bool + Sync,
-        list_op_count: u64,
+        ops: super::notifications::ListOpFacts,
     ) -> Lists {
         let n = perm.len();
         let final_id = |prov: u32| perm[prov as usize];
@@ -232,6 +260,11 @@ impl ListsBuilder {
                     final_id(r[0])
                 }
             })
+            .collect();
+        let roles = self
+            .roles
+            .iter()
+            .map(|r| [final_id(r[1]), final_id(r[2])])
             .collect();
         let mut pairs: Vec<(AccountId, u64)> = self
             .roles
@@ -259,13 +292,15 @@ impl ListsBuilder {
         let stats = GlobalStats {
             address_count,
             list_count: self.tokens.len() as u64,
-            list_op_count,
+            list_op_count: ops.listed,
             user_count: self.user_count,
         };
         Lists {
             ordinals,
             tokens: self.tokens,
             users,
+            roles,
+            hidden_ops: ops.hidden,
             others,
             by_account_offsets,
             by_account: pairs.into_iter().map(|(_, t)| t).collect(),
@@ -310,7 +345,12 @@ mod tests {
             forward_csr(Vec::new(), &perm, "t").ok().unwrap(),
             Vec::new(),
         );
-        let lists = b.finish(ordinals, &perm, others, |id| id == 0, 5);
+        let facts = crate::graph::notifications::ListOpFacts {
+            listed: 5,
+            hidden: vec![1],
+        };
+        let lists = b.finish(ordinals, &perm, others, |id| id == 0, facts);
+        assert!(lists.has_hidden_ops(7) && !lists.has_hidden_ops(9));
         // Final ids follow addresses: 0x..01 is 0, 0x..02 is 1, 0x..03 is 2.
         assert_eq!(n, 3);
         assert_eq!(lists.stats().list_count, 3);

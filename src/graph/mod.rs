@@ -47,6 +47,7 @@ mod followers;
 mod hash;
 mod intern;
 mod lists;
+pub mod live;
 mod lookup;
 mod notifications;
 mod postings;
@@ -68,6 +69,7 @@ pub use badges::{BadgeEvent, Holding};
 pub use followers::FollowerIndex;
 pub use hash::{FastMap, FastState};
 pub use lists::{GlobalStats, OwnRecords};
+pub use live::LiveIndex;
 pub use notifications::{Notification, Notifications};
 pub use profiles::Profile;
 pub use ranked::RankedSort;
@@ -131,6 +133,14 @@ pub struct Graph {
     /// manifest says (the tail starts there).
     pub anchor: Option<crate::snapshot::Anchor>,
     pub table_counts: TableCounts,
+    /// The snapshot's indexes, shared by the graphs the tail derives.
+    base: std::sync::Arc<Indexes>,
+    /// The tail's entities on top of `base` (docs/live.md), if any.
+    live: Option<std::sync::Arc<LiveIndex>>,
+}
+
+/// The indexes of one snapshot (or compaction).
+struct Indexes {
     accounts: accounts::Accounts,
     names: accounts::NameIndex,
     records: records::Records,
@@ -150,235 +160,351 @@ impl std::fmt::Debug for Graph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Graph")
             .field("name", &self.name)
-            .field("accounts", &self.accounts.len())
-            .field("records", &self.records.len())
-            .field("notifications", &self.notifications.len())
+            .field("accounts", &self.base.accounts.len())
+            .field("records", &self.base.records.len())
+            .field("notifications", &self.base.notifications.len())
             .finish()
     }
 }
 
 impl Graph {
     pub fn account_count(&self) -> usize {
-        self.accounts.len()
+        self.base.accounts.len()
     }
     pub fn record_count(&self) -> usize {
-        self.records.len()
+        self.base.records.len()
     }
     pub fn notification_count(&self) -> usize {
-        self.notifications.len()
+        self.base.notifications.len()
     }
     pub fn leaderboard_len(&self) -> usize {
-        self.stats.leaderboard().len()
+        self.base.stats.leaderboard().len()
     }
 
     #[inline]
     pub fn account_id(&self, address: &Address) -> Option<AccountId> {
-        self.accounts.id(address)
+        self.base.accounts.id(address)
     }
     #[inline]
     pub fn address(&self, id: AccountId) -> &Address {
-        self.accounts.address(id)
+        self.base.accounts.address(id)
     }
     /// Resolves a name case-insensitively (`lower` is already lower-cased).
     #[inline]
     pub fn account_by_lower_name(&self, lower: &str) -> Option<AccountId> {
-        self.names
-            .find(lower, |id| self.profiles.get(id).map(|p| p.name()))
+        self.base
+            .names
+            .find(lower, |id| self.base.profiles.get(id).map(|p| p.name()))
     }
     /// The user of list `token_id`, primary or not (`None`: no such list,
     /// or its user is the zero address).
     #[inline]
     pub fn list_user(&self, token_id: u64) -> Option<AccountId> {
-        self.lists.user(token_id)
+        if let Some(user) = self.live().and_then(|l| l.list_user(token_id)) {
+            return user;
+        }
+        self.base.lists.user(token_id)
     }
-    /// Where list `token_id`'s own records are, if it has a user.
-    #[inline]
-    pub fn own_records(&self, token_id: u64) -> Option<OwnRecords> {
-        self.lists
-            .own_records(token_id, |user| self.primary_list(user))
+    /// Where the base keeps list `token_id`'s own records (by the base's
+    /// primary lists: a live index masks them, it does not move them).
+    fn base_own_records(&self, token_id: u64) -> Option<OwnRecords> {
+        let base = &self.base;
+        base.lists
+            .own_records(token_id, |user| base.accounts.primary_list(user))
     }
     /// List `token_id`'s own records: its user's primary-list row, or its
     /// row among the other lists' (empty when the list has no user).
     pub fn list_records_row(&self, token_id: u64) -> RecordRow<'_> {
-        match self.own_records(token_id) {
-            Some(OwnRecords::Primary(user)) => self.records.row(user),
-            Some(OwnRecords::Other(row)) => self.lists.others().row(row),
-            None => self.following_row(None),
+        if let Some(row) = self.live().and_then(|l| l.list_row(token_id)) {
+            return row;
+        }
+        match self.base_own_records(token_id) {
+            Some(OwnRecords::Primary(user)) => self.base.records.row(user),
+            Some(OwnRecords::Other(row)) => self.base.lists.others().row(row),
+            None => RecordRow::with_sets(&[], &[], &[]),
         }
     }
     /// The account's primary-list records (empty without a primary list,
     /// or for an address without data).
     pub fn following_row(&self, id: Option<AccountId>) -> RecordRow<'_> {
+        if let Some(row) = id.and_then(|id| self.live()?.following(id)) {
+            return row;
+        }
         // Past the last row, a row is empty.
-        self.records.row(id.unwrap_or(AccountId::MAX))
+        self.base.records.row(id.unwrap_or(AccountId::MAX))
     }
     /// How many of list `token_id`'s own records carry neither `block`
     /// nor `mute`.
     pub fn own_records_shown(&self, token_id: u64) -> usize {
-        let flags = |set| self.tags.set_flags(set);
-        match self.own_records(token_id) {
-            Some(OwnRecords::Primary(user)) => self.records.shown_in_row(user, flags),
-            Some(OwnRecords::Other(row)) => self.lists.others().shown_in_row(row, flags),
+        if self.live.is_some() {
+            return self.shown_in(self.list_records_row(token_id));
+        }
+        let flags = |set| self.base.tags.set_flags(set);
+        match self.base_own_records(token_id) {
+            Some(OwnRecords::Primary(user)) => self.base.records.shown_in_row(user, flags),
+            Some(OwnRecords::Other(row)) => self.base.lists.others().shown_in_row(row, flags),
             None => 0,
         }
     }
     /// How many of the account's primary-list records carry neither
     /// `block` nor `mute`.
     pub fn following_shown(&self, id: AccountId) -> usize {
-        self.records
-            .shown_in_row(id, |set| self.tags.set_flags(set))
+        if self.live.is_some() {
+            return self.shown_in(self.following_row(Some(id)));
+        }
+        self.base
+            .records
+            .shown_in_row(id, |set| self.base.tags.set_flags(set))
+    }
+    /// A row's records that carry neither `block` nor `mute`.
+    fn shown_in(&self, row: RecordRow<'_>) -> usize {
+        let hidden = row
+            .tagged()
+            .filter(|&(_, set)| self.tagset_flags(set) & (FLAG_BLOCK | FLAG_MUTE) != 0)
+            .count();
+        row.len() - hidden
     }
     /// How many of the account's followers' records of it carry neither
     /// `block` nor `mute`.
     pub fn followers_shown(&self, id: AccountId) -> usize {
-        (self.followers_count(id) - self.stats.hidden_followers(id)) as usize
+        let hidden = match self.live().and_then(|l| l.hidden_followers(id)) {
+            Some(hidden) => hidden,
+            None => self.base.stats.hidden_followers(id),
+        };
+        (self.followers_count(id) - hidden) as usize
     }
     /// The lists whose user, owner or manager the account is, ascending.
     #[inline]
     pub fn lists_of(&self, id: AccountId) -> &[u64] {
-        self.lists.lists_of(id)
+        if let Some(lists) = self.live().and_then(|l| l.lists_of(id)) {
+            return lists;
+        }
+        self.base.lists.lists_of(id)
     }
+    /// The counts of `/stats` (compacted: the base's).
     pub fn global_stats(&self) -> GlobalStats {
-        self.lists.stats()
+        self.base.lists.stats()
     }
     /// Starts loading these accounts' addresses and primary lists only
     /// (a page that prints no counts and no profile).
     pub fn prefetch_addresses(&self, ids: impl Iterator<Item = AccountId>) {
-        let n = self.accounts.len();
+        let n = self.base.accounts.len();
         for id in ids.filter(|&id| (id as usize) < n) {
-            self.accounts.prefetch(id as usize);
+            self.base.accounts.prefetch(id as usize);
         }
     }
     /// Starts loading what rendering these accounts reads (address,
     /// primary list, counts, profile), so that a page's accounts load
     /// together instead of one cache miss after another.
     pub fn prefetch_accounts(&self, ids: impl Iterator<Item = AccountId> + Clone) {
-        let n = self.accounts.len();
+        let n = self.base.accounts.len();
         for id in ids.clone().filter(|&id| (id as usize) < n) {
             let i = id as usize;
-            self.accounts.prefetch(i);
-            self.stats.prefetch(i);
-            self.profiles.prefetch_index(i);
+            self.base.accounts.prefetch(i);
+            self.base.stats.prefetch(i);
+            self.base.profiles.prefetch_index(i);
         }
         // Second hop, now that the profile slots' indexes are arriving.
         for id in ids.filter(|&id| (id as usize) < n) {
-            self.profiles.prefetch_profile(id as usize);
+            self.base.profiles.prefetch_profile(id as usize);
         }
     }
     /// The account's primary list token id, if it has one.
     #[inline]
     pub fn primary_list(&self, id: AccountId) -> Option<u64> {
-        self.accounts.primary_list(id)
+        if let Some(p) = self.live().and_then(|l| l.primary_list(id)) {
+            return p;
+        }
+        self.base.accounts.primary_list(id)
     }
+    /// The account's counts and ranks as of the last compaction (the
+    /// leaderboard's; docs/live.md's compacted values).
     #[inline]
     pub fn stats(&self, id: AccountId) -> AccountStats {
-        self.stats.get(id)
+        self.base.stats.get(id)
     }
-    /// The account's followers count alone (no ranks).
+    /// The account's followers count now (blocked and muted included).
     #[inline]
     pub fn followers_count(&self, id: AccountId) -> u32 {
-        self.stats.counts()[id as usize].followers
+        if let Some(c) = self.live().and_then(|l| l.counts(id)) {
+            return c.followers;
+        }
+        self.compacted_followers_count(id)
+    }
+    /// The followers count that orders by followers use (compacted).
+    #[inline]
+    pub fn compacted_followers_count(&self, id: AccountId) -> u32 {
+        self.base.stats.counts()[id as usize].followers
     }
     #[inline]
     pub fn profile(&self, id: AccountId) -> Option<Profile<'_>> {
-        self.profiles.get(id)
+        self.base.profiles.get(id)
     }
 
     /// F's primary-list records: targets ascending with their attributes.
     #[inline]
     pub fn following_of(&self, f: AccountId) -> (&[AccountId], &[i64]) {
-        self.records.following_of(f)
+        if let Some(row) = self.live().and_then(|l| l.following(f)) {
+            return (row.targets, row.times);
+        }
+        self.base.records.following_of(f)
     }
     /// The records of many (follower, target) pairs at once, into `out`
     /// (cleared first), with the lookups' cache misses overlapped.
     #[inline]
     pub fn records(&self, pairs: &[(AccountId, AccountId)], out: &mut Vec<Option<Record>>) {
-        self.records.records(pairs, out)
+        self.base.records.records(pairs, out);
+        self.live_records(pairs, out);
     }
     /// `records` into a slice of `pairs.len()`.
     pub fn records_into(&self, pairs: &[(AccountId, AccountId)], out: &mut [Option<Record>]) {
-        self.records.records_into(pairs, out)
+        self.base.records.records_into(pairs, out);
+        self.live_records(pairs, out);
+    }
+    /// The live rows' records in place of the base's.
+    fn live_records(&self, pairs: &[(AccountId, AccountId)], out: &mut [Option<Record>]) {
+        let Some(live) = self.live().filter(|l| l.has_following()) else {
+            return;
+        };
+        for (record, &(f, t)) in out.iter_mut().zip(pairs) {
+            if let Some(r) = live.record(f, t) {
+                *record = r;
+            }
+        }
     }
     /// F's record of T, if F's primary list holds one.
     #[inline]
     pub fn record(&self, f: AccountId, t: AccountId) -> Option<Record> {
-        self.records.record(f, t)
+        if let Some(r) = self.live().and_then(|l| l.record(f, t)) {
+            return r;
+        }
+        self.base.records.record(f, t)
     }
 
     /// T's followers, `updated_at` descending then address ascending.
     #[inline]
     pub fn followers_latest(&self, t: AccountId) -> &[AccountId] {
-        self.followers.latest(t)
+        if let Some(f) = self.live().and_then(|l| l.followers_latest(t)) {
+            return f;
+        }
+        self.base.followers.latest(t)
     }
     /// (follower's address, tag set) of the followers' records of T that
     /// carry tags, followers ascending.
-    pub fn tagged_by(&self, t: AccountId) -> impl Iterator<Item = (&Address, u32)> + '_ {
-        self.tagged_by.of(t)
+    pub fn tagged_by(&self, t: AccountId) -> Box<dyn Iterator<Item = (&Address, u32)> + '_> {
+        if let Some(tagged) = self.live().and_then(|l| l.tagged_by(t)) {
+            return Box::new(tagged.iter().map(|&(f, set)| (self.address(f), set)));
+        }
+        Box::new(self.base.tagged_by.of(t))
     }
     /// T's followers, address ascending.
     #[inline]
     pub fn followers_by_address(&self, t: AccountId) -> &[AccountId] {
-        self.followers.by_address(t)
+        if let Some(f) = self.live().and_then(|l| l.followers_by_address(t)) {
+            return f;
+        }
+        self.base.followers.by_address(t)
     }
-    /// T's followers, follower count descending then address ascending.
+    /// T's followers, follower count (compacted) descending then address
+    /// ascending.
     #[inline]
     pub fn followers_by_count(&self, t: AccountId) -> &[AccountId] {
-        self.followers.by_count(t)
+        if let Some(f) = self.live().and_then(|l| l.followers_by_count(t)) {
+            return f;
+        }
+        self.base.followers.by_count(t)
     }
 
     #[inline]
     pub fn tagset(&self, set: u32) -> &[u32] {
-        self.tags.set(set)
+        if let Some(tags) = self.live().and_then(|l| l.tagset(set)) {
+            return tags;
+        }
+        self.base.tags.set(set)
     }
     #[inline]
     pub fn tagset_flags(&self, set: u32) -> u8 {
-        self.tags.set_flags(set)
+        if let Some(flags) = self.live().and_then(|l| l.tagset_flags(set)) {
+            return flags;
+        }
+        self.base.tags.set_flags(set)
     }
     /// The id of a tag text that some visible record or op carries.
     #[inline]
     pub fn tag_id(&self, text: &str) -> Option<u32> {
-        self.tags.id(text)
+        self.base
+            .tags
+            .id(text)
+            .or_else(|| self.live()?.tag_id(text))
     }
     #[inline]
     pub fn tag_text(&self, tag: u32) -> &str {
-        self.tags.text(tag)
+        if let Some(text) = self.live().and_then(|l| l.tag_text(tag)) {
+            return text;
+        }
+        self.base.tags.text(tag)
     }
 
-    /// Leaderboard accounts, followers descending then address ascending.
+    /// Leaderboard accounts, followers descending then address ascending
+    /// (compacted).
     #[inline]
     pub fn leaderboard(&self) -> &[AccountId] {
-        self.stats.leaderboard()
+        self.base.stats.leaderboard()
     }
-    /// Whether the account is on the leaderboard.
+    /// Whether the account is on the leaderboard (compacted).
     #[inline]
     pub fn on_leaderboard(&self, id: AccountId) -> bool {
-        self.stats
-            .on_leaderboard(id, self.primary_list(id).is_some())
+        self.base
+            .stats
+            .on_leaderboard(id, self.base.accounts.primary_list(id).is_some())
     }
     /// The accounts whose `sort` count is above 0, that count descending
-    /// or ascending, then address ascending.
+    /// or ascending, then address ascending (compacted).
     #[inline]
     pub fn ranked(&self, sort: RankedSort, descending: bool) -> &[AccountId] {
-        self.ranked.get(sort, descending)
+        self.base.ranked.get(sort, descending)
     }
     pub fn search_index(&self) -> &SearchIndex {
-        &self.search
+        &self.base.search
     }
 
     /// Ops targeting the account, `updated_at` descending then `seq`
     /// descending.
     #[inline]
     pub fn notifications_of(&self, id: AccountId) -> Notifications<'_> {
-        self.notifications.of(id)
+        if let Some(n) = self.live().and_then(|l| l.notifications_of(id)) {
+            return n;
+        }
+        self.base.notifications.of(id)
     }
 
     pub fn badge_events(&self) -> &[BadgeEvent] {
-        self.badges.events()
+        self.base.badges.events()
     }
     /// The badges the account holds, ordered by event position.
     #[inline]
     pub fn holdings(&self, id: AccountId) -> &[Holding] {
-        self.badges.holdings(id)
+        self.base.badges.holdings(id)
+    }
+
+    /// The live index on top of the base, if any.
+    #[inline]
+    pub fn live(&self) -> Option<&LiveIndex> {
+        self.live.as_deref()
+    }
+    /// This graph's base with the tail's entities on top (a live index
+    /// `self` holds is replaced).
+    pub fn with_live(&self, changes: &live::Changes<'_>) -> Result<Graph, live::NotLive> {
+        let live = LiveIndex::build(self, changes)?;
+        Ok(Graph {
+            name: self.name.clone(),
+            created_at_ms: self.created_at_ms,
+            created_at: self.created_at.clone(),
+            anchor: self.anchor.clone(),
+            table_counts: self.table_counts.clone(),
+            base: self.base.clone(),
+            live: Some(std::sync::Arc::new(live)),
+        })
     }
 
     /// Reads, validates and indexes the snapshot whose files `src` holds
@@ -421,21 +547,25 @@ impl Graph {
     /// times element sizes; hash maps at ~1 control byte per slot).
     pub fn memory_by_part(&self) -> Vec<(&'static str, usize)> {
         vec![
-            ("accounts", self.accounts.heap_bytes()),
-            ("following", self.records.heap_bytes()),
-            ("followers", self.followers.heap_bytes()),
-            ("tags", self.tags.heap_bytes() + self.tagged_by.heap_bytes()),
-            ("stats", self.stats.heap_bytes()),
-            ("ranked", self.ranked.heap_bytes()),
-            ("lists", self.lists.heap_bytes()),
-            ("search", self.search.heap_bytes()),
+            ("accounts", self.base.accounts.heap_bytes()),
+            ("following", self.base.records.heap_bytes()),
+            ("followers", self.base.followers.heap_bytes()),
+            (
+                "tags",
+                self.base.tags.heap_bytes() + self.base.tagged_by.heap_bytes(),
+            ),
+            ("stats", self.base.stats.heap_bytes()),
+            ("ranked", self.base.ranked.heap_bytes()),
+            ("lists", self.base.lists.heap_bytes()),
+            ("search", self.base.search.heap_bytes()),
             // The name index is counted with the profiles it indexes.
             (
                 "profiles",
-                self.profiles.heap_bytes() + self.names.heap_bytes(),
+                self.base.profiles.heap_bytes() + self.base.names.heap_bytes(),
             ),
-            ("notifications", self.notifications.heap_bytes()),
-            ("badges", self.badges.heap_bytes()),
+            ("notifications", self.base.notifications.heap_bytes()),
+            ("badges", self.base.badges.heap_bytes()),
+            ("live", self.live().map_or(0, LiveIndex::heap_bytes)),
         ]
     }
 

@@ -134,8 +134,75 @@ impl NotificationIndex {
         self.ops.len()
     }
 
+    /// The accounts that some op of one of `actors` (sorted) targets: a
+    /// scan of every op (the live index's rare case of a list that stops
+    /// being a primary list).
+    pub(super) fn targets_of(&self, actors: &[AccountId]) -> Vec<AccountId> {
+        const ACTOR_MASK: u32 = (1 << ACTOR_BITS) - 1;
+        (0..self.rows.len() as AccountId)
+            .into_par_iter()
+            .filter(|&t| {
+                let (a, b) = self.rows[t as usize];
+                self.ops[a as usize..b as usize]
+                    .iter()
+                    .any(|op| actors.binary_search(&(op.actor_op & ACTOR_MASK)).is_ok())
+            })
+            .collect()
+    }
+
     pub(super) fn heap_bytes(&self) -> usize {
         self.rows.capacity() * 8
+            + self.ops.capacity() * std::mem::size_of::<StoredOp>()
+            + self.tags.capacity() * 8
+    }
+}
+
+/// Whole notification rows of a few accounts, made outside a load (the
+/// live index, `live/`): the same stored form as [`NotificationIndex`].
+#[derive(Default)]
+pub(super) struct NotificationRows {
+    rows: super::FastMap<AccountId, (u32, u32)>,
+    ops: Vec<StoredOp>,
+    tags: Vec<(u32, u32)>,
+}
+
+impl NotificationRows {
+    /// `rows`: each account's notifications, newest first.
+    pub(super) fn new(rows: impl Iterator<Item = (AccountId, Vec<Notification>)>) -> Self {
+        let mut out = NotificationRows::default();
+        for (id, row) in rows {
+            let start = out.ops.len() as u32;
+            for n in row {
+                if n.opcode >= OP_TAG {
+                    out.tags.push((out.ops.len() as u32, n.tag_id));
+                }
+                out.ops.push(StoredOp {
+                    updated_at: n.updated_at,
+                    actor_op: n.actor | (u32::from(n.opcode) << ACTOR_BITS),
+                });
+            }
+            out.rows.insert(id, (start, out.ops.len() as u32));
+        }
+        out
+    }
+
+    /// The account's row, if this holds one.
+    #[inline]
+    pub(super) fn of(&self, id: AccountId) -> Option<Notifications<'_>> {
+        let &(a, b) = self.rows.get(&id)?;
+        Some(Notifications {
+            base: a as usize,
+            ops: &self.ops[a as usize..b as usize],
+            tags: &self.tags,
+        })
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.rows.capacity() * 13
             + self.ops.capacity() * std::mem::size_of::<StoredOp>()
             + self.tags.capacity() * 8
     }
@@ -167,6 +234,8 @@ struct OpGroup {
     ordered: bool,
     /// Ops of lists in `lists` (for `/stats`).
     listed: u64,
+    /// Ordinals of the lists in `lists` with ops that are not visible.
+    hidden: Vec<u32>,
 }
 
 /// The notification index while account ids are provisional: rows by
@@ -198,9 +267,17 @@ impl NotificationsBuilder {
     }
 }
 
+/// What the ops scan reports besides the ops: how many are of lists in
+/// `lists` (for `/stats`), and the ordinals of the lists in `lists` with
+/// ops that are not visible (not a primary list's), sorted.
+pub(super) struct ListOpFacts {
+    pub(super) listed: u64,
+    pub(super) hidden: Vec<u32>,
+}
+
 /// The visible ops of `list_ops` in file order, targets and actors in
-/// provisional ids, and how many ops are of lists in `lists` (`listed`);
-/// `Stop::OpsOutOfOrder` unless the file is in `seq` order.
+/// provisional ids, and [`ListOpFacts`]; `Stop::OpsOutOfOrder` unless the
+/// file is in `seq` order.
 pub(super) fn scan_ops(
     src: &dyn SnapshotFiles,
     e: &TableEntry,
@@ -208,7 +285,7 @@ pub(super) fn scan_ops(
     listed: &TokenMap,
     interner: &Interner,
     tags: &SharedTags,
-) -> Result<(ScannedOps, u64), Stop> {
+) -> Result<(ScannedOps, ListOpFacts), Stop> {
     let (items, groups) = scan_list_ops(
         src,
         e,
@@ -220,6 +297,7 @@ pub(super) fn scan_ops(
             seqs: None,
             ordered: true,
             listed: 0,
+            hidden: Vec::new(),
         },
         |g: &mut OpGroup, o| {
             g.seqs = match g.seqs {
@@ -229,10 +307,16 @@ pub(super) fn scan_ops(
                     Some((first, o.seq))
                 }
             };
-            if listed.get(o.token_id).is_some() {
+            let ordinal = listed.get(o.token_id);
+            if ordinal.is_some() {
                 g.listed += 1;
             }
-            let actor = primary.get(o.token_id)?;
+            let Some(actor) = primary.get(o.token_id) else {
+                if let Some(ordinal) = ordinal.filter(|&o| g.hidden.last() != Some(&o)) {
+                    g.hidden.push(ordinal);
+                }
+                return None;
+            };
             if !o.tag.is_empty() {
                 let tag = g.tags.tag(o.tag);
                 g.tagged.push((g.kept, tag));
@@ -278,11 +362,23 @@ pub(super) fn scan_ops(
     let mut tagged: Vec<(u32, u32)> = Vec::new();
     let mut base = 0u32;
     let listed_ops = groups.iter().map(|g| g.listed).sum();
+    let mut hidden: Vec<u32> = groups
+        .iter()
+        .flat_map(|g| g.hidden.iter().copied())
+        .collect();
+    hidden.sort_unstable();
+    hidden.dedup();
     for g in groups {
         tagged.extend(g.tagged.iter().map(|&(i, tag)| (base + i, tag)));
         base += g.kept;
     }
-    Ok(((items, tagged), listed_ops))
+    Ok((
+        (items, tagged),
+        ListOpFacts {
+            listed: listed_ops,
+            hidden,
+        },
+    ))
 }
 
 /// Groups ops by target, each target's newest first (`updated_at`

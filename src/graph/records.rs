@@ -203,10 +203,12 @@ impl Records {
             self.csr.edges(f).next().map_or(0, |e| e.id())
         };
         RecordRow {
-            records: self,
+            tags: RowTags::Edges {
+                records: self,
+                first: first_edge,
+            },
             targets,
             times,
-            first_edge,
         }
     }
 
@@ -267,15 +269,30 @@ const NOT_FOUND: usize = usize::MAX;
 /// One row of records: what a list holds.
 #[derive(Clone, Copy)]
 pub struct RecordRow<'a> {
-    records: &'a Records,
+    tags: RowTags<'a>,
     /// The followed accounts, ascending.
     pub targets: &'a [AccountId],
     /// Each record's `updated_at`.
     pub times: &'a [i64],
-    first_edge: usize,
 }
 
-impl RecordRow<'_> {
+/// Where a row's tag sets are: the tag bits of its CSR edges, or one set
+/// per record (a live row, `live/`).
+#[derive(Clone, Copy)]
+enum RowTags<'a> {
+    Edges { records: &'a Records, first: usize },
+    Sets(&'a [u32]),
+}
+
+impl<'a> RecordRow<'a> {
+    /// A row whose records' tag sets are given one per record.
+    pub(super) fn with_sets(targets: &'a [AccountId], times: &'a [i64], sets: &'a [u32]) -> Self {
+        RecordRow {
+            tags: RowTags::Sets(sets),
+            targets,
+            times,
+        }
+    }
     pub fn len(&self) -> usize {
         self.targets.len()
     }
@@ -285,7 +302,10 @@ impl RecordRow<'_> {
     /// The tag set of the `i`th record.
     #[inline]
     pub fn tagset(&self, i: usize) -> u32 {
-        self.records.edge_tagset(self.first_edge + i)
+        match self.tags {
+            RowTags::Edges { records, first } => records.edge_tagset(first + i),
+            RowTags::Sets(sets) => sets[i],
+        }
     }
     /// The `i`th record.
     #[inline]
@@ -297,16 +317,27 @@ impl RecordRow<'_> {
     }
     /// (index in the row, tag set) of the row's records that carry tags,
     /// from the tag bits of the row's edges.
-    pub fn tagged(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
-        let start = self.first_edge;
-        let end = if self.is_empty() {
-            start
-        } else {
-            start + self.len()
-        };
-        self.records
-            .tagged_between(start, end)
-            .map(move |(e, set)| (e - start, set))
+    pub fn tagged(&self) -> Box<dyn Iterator<Item = (usize, u32)> + 'a> {
+        match self.tags {
+            RowTags::Edges { records, first } => {
+                let end = if self.is_empty() {
+                    first
+                } else {
+                    first + self.len()
+                };
+                Box::new(
+                    records
+                        .tagged_between(first, end)
+                        .map(move |(e, set)| (e - first, set)),
+                )
+            }
+            RowTags::Sets(sets) => Box::new(
+                sets.iter()
+                    .enumerate()
+                    .filter(|&(_, &set)| set != 0)
+                    .map(|(i, &set)| (i, set)),
+            ),
+        }
     }
 
     /// The record of `t`, if the row holds one (a binary search).

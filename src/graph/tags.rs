@@ -48,6 +48,10 @@ impl Tags {
     pub(super) fn text(&self, tag: u32) -> &str {
         &self.texts[tag as usize]
     }
+    /// How many tag texts and tag sets there are (ids below).
+    pub(super) fn lens(&self) -> (u32, u32) {
+        (self.texts.len() as u32, self.sets.len() as u32)
+    }
 
     /// Approximate heap bytes (a boxed text or set counted with its
     /// 16-byte pointer).

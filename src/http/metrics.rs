@@ -371,7 +371,21 @@ pub fn render_tail(tail: &crate::tail::Tail, out: &mut String) {
             ("{result=\"error\"}", load(&c.compactions_error)),
         ],
     );
+    family(
+        "followgraph_live_index_builds_total",
+        "counter",
+        "Changing polls served by a live index, or deferred to a compaction.",
+        &[
+            ("{result=\"ok\"}", load(&c.live_ok)),
+            ("{result=\"deferred\"}", load(&c.live_deferred)),
+        ],
+    );
     for (name, help, us) in [
+        (
+            "followgraph_live_index_seconds_total",
+            "Wall time spent building live indexes.",
+            &c.live_build_us,
+        ),
         (
             "followgraph_tail_poll_seconds_total",
             "Wall time spent in polls of the indexer's database.",

@@ -105,6 +105,16 @@ pub struct TagRow {
     pub updated_at: i64,
 }
 
+/// One list as the export maps it at one moment (the tail's unit of
+/// change): its row (`None`: the mapping exports no such list), records
+/// and tags at its storage location.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ListState {
+    pub row: Option<ListRow>,
+    pub records: Vec<RecordRow>,
+    pub tags: Vec<TagRow>,
+}
+
 pub const OP_FOLLOW: u8 = 1;
 pub const OP_UNFOLLOW: u8 = 2;
 pub const OP_TAG: u8 = 3;

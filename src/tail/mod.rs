@@ -9,11 +9,13 @@
 //! swap, so no answer ever goes backwards.
 //!
 //! Requests see a state only through `Live`'s atomic swap, so a poll is
-//! served whole or not at all. In this version the held entities reach the
-//! answers at a compaction: after every changing poll with
-//! `--compact-interval 0`; otherwise once the last build has rested as
-//! long as it ran, at the latest at the interval, and at once when a
-//! `cache=fresh` request waits ([`Tail::barrier`]).
+//! served whole or not at all. After each changing poll the held entities
+//! are laid over the served base as a live index (`graph::live`); the
+//! few changes a live index cannot hold (a new account, a list with
+//! hidden ops becoming primary) are served by a compaction at once (once
+//! the last build has rested as long as it ran, or when a `cache=fresh`
+//! request waits, [`Tail::barrier`]). Otherwise a compaction runs
+//! `--compact-interval` after the first change it folds in.
 //!
 //! Cost per poll: one index probe per chain for the positions, the
 //! events of the lookback window, primary-key lookups for the records,
@@ -22,8 +24,9 @@
 //! `efp_lists` (it has no index by token id alone nor by location) for
 //! the touched lists. A list's op history is read again (one scan of
 //! `events`) only when its storage location is set or moved, or an op
-//! may already be in the base. A compaction costs a load of the base's
-//! rows plus a graph build.
+//! may already be in the base. A live index costs what its module doc
+//! says (milliseconds); a compaction a load of the base's rows plus a
+//! graph build.
 
 mod overlay;
 mod state;
@@ -103,6 +106,11 @@ pub struct TailCounters {
     pub poll_us: AtomicU64,
     /// Wall time of compactions, in microseconds.
     pub compaction_us: AtomicU64,
+    /// Live indexes served, and changes deferred to a compaction.
+    pub live_ok: AtomicU64,
+    pub live_deferred: AtomicU64,
+    /// Wall time of live index builds, in microseconds.
+    pub live_build_us: AtomicU64,
 }
 
 /// What the request side and the reloader share with the tail thread.

@@ -14,8 +14,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::export::reread::{ListState, OpKey, Reread};
-use crate::snapshot::{Address, OpRow, Tables};
+use crate::export::reread::{OpKey, Reread};
+use crate::graph::live::{Changes, ListOps};
+use crate::snapshot::{Address, ListState, OpRow, Tables};
 
 /// A list's ops beyond the base: appended to the base's, or its whole
 /// history (read again after a storage-location change or a late op).
@@ -65,6 +66,48 @@ impl Overlay {
                     }
                 }
             }
+        }
+    }
+
+    /// The held entities as the graph's live index takes them: each new
+    /// op with its place in the order `merge` numbers the new ops in.
+    pub fn changes(&self) -> Changes<'_> {
+        let mut places: Vec<(OpKey, u64)> = self
+            .ops
+            .values()
+            .flat_map(|ops| {
+                let (LiveOps::Append(v) | LiveOps::Replace(v)) = ops;
+                v.iter().map(|(o, key)| (*key, o.token_id))
+            })
+            .collect();
+        places.sort_unstable();
+        let place_of: BTreeMap<(OpKey, u64), u64> = places
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| (k, i as u64))
+            .collect();
+        let ops = self
+            .ops
+            .iter()
+            .map(|(&token, ops)| {
+                let (replace, v) = match ops {
+                    LiveOps::Append(v) => (false, v),
+                    LiveOps::Replace(v) => (true, v),
+                };
+                ListOps {
+                    token,
+                    replace,
+                    ops: v
+                        .iter()
+                        .map(|(o, key)| (o, place_of[&(*key, o.token_id)]))
+                        .collect(),
+                }
+            })
+            .collect();
+        Changes {
+            lists: &self.lists,
+            primary: &self.primary,
+            ops,
         }
     }
 

@@ -36,6 +36,7 @@ struct Saved {
     base_positions: BTreeMap<i64, Position>,
     applied: BTreeMap<i64, BTreeSet<Position>>,
     unserved_since: Option<Instant>,
+    held_since: Option<Instant>,
 }
 
 impl Saved {
@@ -47,6 +48,7 @@ impl Saved {
         state.base_positions = self.base_positions;
         state.applied = self.applied;
         state.unserved_since = self.unserved_since;
+        state.held_since = self.held_since;
         lock(&state.shared.status).entities_live = state.overlay.entities();
     }
 }
@@ -56,6 +58,8 @@ struct State {
     pending_base: Option<(Graph, Origin, Duration)>,
     /// The first snapshot's replay is served as soon as it is read.
     replaying: bool,
+    /// A later snapshot is being replayed before its swap.
+    swapping: bool,
     shared: Arc<Shared>,
     live: Arc<Live>,
     on_swap: Box<dyn Fn(u64) + Send>,
@@ -71,8 +75,11 @@ struct State {
     overlay: Overlay,
     base: Option<BaseRows>,
     base_name: String,
-    /// The first poll whose entities are not yet served, and when.
+    /// The first poll whose entities are not yet served, and when (they
+    /// wait for a compaction: the live index cannot hold them).
     unserved_since: Option<Instant>,
+    /// Since when entities are held on top of the base.
+    held_since: Option<Instant>,
     last_poll: Option<(u64, i64)>,
     next_poll: Instant,
     backoff: Option<Duration>,
@@ -98,6 +105,7 @@ pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64)
     let mut state = State {
         pending_base: None,
         replaying: false,
+        swapping: false,
         shared,
         live,
         on_swap,
@@ -110,6 +118,7 @@ pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64)
         base: None,
         base_name: String::new(),
         unserved_since: None,
+        held_since: None,
         last_poll: None,
         next_poll: Instant::now(),
         backoff: None,
@@ -171,8 +180,8 @@ impl State {
                     .map_or(now, |t| t + FRESH_POLL_SPACING);
                 due = due.min(spaced);
             }
-            if let Some(since) = self.unserved_since {
-                due = due.min(self.compaction_at(since));
+            if let Some(at) = self.next_compaction() {
+                due = due.min(at);
             }
             if self.base.is_some() && now >= due {
                 return (None, fresh);
@@ -190,28 +199,33 @@ impl State {
         self.next_poll.checked_sub(self.shared.options.interval)
     }
 
-    /// When the entities held since `since` are compacted: at most
-    /// `--compact-interval` after, sooner once the last build has rested
-    /// as long as it ran (in this version the held entities reach the
-    /// answers only through a compaction, so a cheap build runs at once;
-    /// an expensive one keeps at most half a core busy).
-    fn compaction_at(&self, since: Instant) -> Instant {
-        let (ended, took) = self.last_build;
-        let rested = (ended + took).max(since);
-        (since + self.shared.options.compact_interval)
-            .min(rested)
-            .max(self.compact_not_before)
+    /// When the held entities are compacted: `--compact-interval` after
+    /// they were first held; sooner when the live index cannot serve
+    /// them, once the last build has rested as long as it ran (a cheap
+    /// build runs at once, an expensive one keeps at most half a core
+    /// busy).
+    fn next_compaction(&self) -> Option<Instant> {
+        let interval = self.shared.options.compact_interval;
+        let at = match (self.unserved_since, self.held_since) {
+            (Some(since), _) => {
+                let (ended, took) = self.last_build;
+                (since + interval).min((ended + took).max(since))
+            }
+            (None, Some(since)) => since + interval,
+            (None, None) => return None,
+        };
+        Some(at.max(self.compact_not_before))
     }
 
     fn compaction_due(&self) -> bool {
-        let Some(since) = self.unserved_since else {
+        let Some(at) = self.next_compaction() else {
             return false;
         };
         let now = Instant::now();
         if now < self.compact_not_before {
             return false;
         }
-        now >= self.compaction_at(since) || lock(&self.shared.control).fresh_waiting > 0
+        now >= at || (self.unserved_since.is_some() && lock(&self.shared.control).fresh_waiting > 0)
     }
 
     /// A snapshot from the reloader: the first is served at once (and the
@@ -228,6 +242,7 @@ impl State {
             base_positions: self.base_positions.clone(),
             applied: self.applied.clone(),
             unserved_since: self.unserved_since,
+            held_since: self.held_since,
         });
         let anchor = graph.anchor.clone();
         if anchor.is_none() {
@@ -269,7 +284,9 @@ impl State {
         // database the new snapshot waits: swapping it in unreplayed could
         // undo what was shown.
         let failures = self.shared.counters.polls_error.load(Ordering::Relaxed);
+        self.swapping = true;
         self.poll();
+        self.swapping = false;
         let replayed = self.shared.counters.polls_error.load(Ordering::Relaxed) == failures;
         let next = if replayed {
             let db_time = self.last_poll.map_or(graph.created_at_ms, |(_, t)| t);
@@ -305,6 +322,44 @@ impl State {
         let (generation, old) = self.live.publish(graph, took);
         (self.on_swap)(generation);
         retire(old);
+    }
+
+    /// Serves the held entities on top of the served base (a live index),
+    /// unless they need a compaction first.
+    fn serve_live(&mut self) -> bool {
+        let Some(current) = self.live.current() else {
+            return false;
+        };
+        let started = Instant::now();
+        let changes = self.overlay.changes();
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            current.graph.with_live(&changes)
+        }));
+        drop(changes);
+        self.shared
+            .counters
+            .live_build_us
+            .fetch_add(elapsed_us(started), Ordering::Relaxed);
+        match built {
+            Ok(Ok(graph)) => {
+                self.shared.counters.live_ok.fetch_add(1, Ordering::Relaxed);
+                drop(current);
+                let (generation, old) = self.live.publish_live(graph);
+                (self.on_swap)(generation);
+                retire(old);
+                true
+            }
+            Ok(Err(why)) => {
+                tracing::info!(reason = %why, "the live entities wait for a compaction");
+                false
+            }
+            Err(_) => {
+                tracing::error!(
+                    "the live index build panicked; the entities wait for a compaction"
+                );
+                false
+            }
+        }
     }
 
     /// One poll; applies nothing unless all of it succeeds.
@@ -366,17 +421,23 @@ impl State {
                 status.last_error = None;
                 status.events_applied += done.new_events as u64;
                 self.last_poll = Some((number, done.db_time_ms));
-                match done.reread {
-                    Some(reread) => {
-                        self.overlay.apply(reread);
-                        self.unserved_since.get_or_insert_with(Instant::now);
-                    }
-                    None if self.unserved_since.is_none() => {
-                        self.shared.served.send_replace(number);
-                    }
-                    None => {}
+                let changed = done.reread.is_some();
+                if let Some(reread) = done.reread {
+                    self.overlay.apply(reread);
+                    self.held_since.get_or_insert_with(Instant::now);
                 }
                 status.entities_live = self.overlay.entities();
+                drop(status);
+                // While a new snapshot is replayed, `take_base` serves
+                // the result.
+                if !self.swapping {
+                    if changed && self.unserved_since.is_none() && !self.serve_live() {
+                        self.unserved_since = Some(Instant::now());
+                    }
+                    if self.unserved_since.is_none() {
+                        self.shared.served.send_replace(number);
+                    }
+                }
             }
         }
     }
@@ -423,6 +484,7 @@ impl State {
     }
 
     fn publish_compacted(&mut self, (graph, rows): (Graph, Arc<Tables>)) {
+        self.held_since = None;
         self.base = Some(BaseRows::Rows(rows));
         self.base_name = graph.name.clone();
         self.base_positions = self.positions.clone().unwrap_or_default();
@@ -469,7 +531,10 @@ impl State {
                     "compacted the live entities into a new base"
                 );
             }
-            Ok(None) => self.unserved_since = None,
+            Ok(None) => {
+                self.unserved_since = None;
+                self.held_since = None;
+            }
             Err(e) => {
                 // Tried again after a pause (not in a loop).
                 self.compact_not_before = Instant::now() + COMPACT_RETRY;

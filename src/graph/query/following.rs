@@ -30,7 +30,7 @@ pub fn following_page(
         FollowerSort::Earliest => first(kept, offset, limit, |i| (row.times[i], row.targets[i])),
         FollowerSort::Followers => first(kept, offset, limit, |i| {
             let t = row.targets[i];
-            (Reverse(g.followers_count(t)), t)
+            (Reverse(g.compacted_followers_count(t)), t)
         }),
     }
 }

@@ -238,20 +238,15 @@ fn assert_same_answers(live: &TestServer, exported: &TestServer, targets: &[Stri
     }
 }
 
-#[test]
-fn live_answers_follow_every_commit_and_match_a_fresh_export() {
-    let pg = Postgres::start();
-    let (mut ix, root) = seeded_export(&pg);
-    let url = read_only_url(&pg);
-    let live = serve_tail(root.path(), &url, &["--compact-interval", "0"]);
-
-    let mut d = Rng(7);
+/// `steps` random events, each checked right after its commit through
+/// the barrier (c).
+fn run_events(ix: &mut Indexer<'_>, live: &TestServer, seed: u64, steps: usize) {
+    let mut d = Rng(seed);
     let mut next_token = 7;
-    for step in 0..45 {
-        let Some(token) = random_event(&mut ix, &mut d, &mut next_token) else {
+    for step in 0..steps {
+        let Some(token) = random_event(ix, &mut d, &mut next_token) else {
             continue;
         };
-        // (c) the barrier: right after the commit, once.
         let at = ix.lists[&token].clone().expect("located");
         let body = live.get(&format!(
             "/api/v1/lists/{token}/allFollowingAddresses?cache=fresh"
@@ -273,15 +268,30 @@ fn live_answers_follow_every_commit_and_match_a_fresh_export() {
             );
         }
     }
+}
 
-    // (a) byte for byte a fresh export's answers.
+/// A server on a fresh export of the database, as snapshot `name`.
+fn fresh_export(pg: &Postgres, name: &str) -> (TestServer, tempfile::TempDir) {
     let fresh = tempfile::tempdir().expect("tempdir");
-    export_ok(&pg.url(), fresh.path(), &["--name", "snap-b"]);
-    let exported = TestServer::spawn(
+    export_ok(&pg.url(), fresh.path(), &["--name", name]);
+    let server = TestServer::spawn(
         tempfile::tempdir().expect("tempdir"),
         &serve_args_with(fresh.path(), &["--poll-interval", "0"]),
         &[],
     );
+    (server, fresh)
+}
+
+#[test]
+fn live_answers_follow_every_commit_and_match_a_fresh_export() {
+    let pg = Postgres::start();
+    let (mut ix, root) = seeded_export(&pg);
+    let url = read_only_url(&pg);
+    let live = serve_tail(root.path(), &url, &["--compact-interval", "0"]);
+    run_events(&mut ix, &live, 7, 45);
+
+    // (a) byte for byte a fresh export's answers.
+    let (exported, fresh) = fresh_export(&pg, "snap-b");
     let accounts: Vec<String> = (1..=45).map(account).collect();
     let tokens: Vec<u64> = ix.lists.keys().copied().chain([999]).collect();
     assert_same_answers(&live, &exported, &targets(&accounts, &tokens));
@@ -294,6 +304,117 @@ fn live_answers_follow_every_commit_and_match_a_fresh_export() {
     assert_eq!(info["tail"]["entities_live"], 0, "{info}");
     assert!(info["tail"]["last_error"].is_null(), "{info}");
     assert_eq!(current(fresh.path()).as_deref(), Some("snap-b"));
+}
+
+/// Whether a target's answer holds compacted values (docs/live.md): the
+/// leaderboard, `/stats`, ranks, and orders by a count.
+fn compacted(target: &str) -> bool {
+    target.contains("/leaderboard/")
+        || target.ends_with("/api/v1/stats")
+        || target.ends_with("/details")
+        || target.contains("sort=followers")
+        || target.contains("commonFollowers")
+}
+
+/// `body`'s arrays with their elements sorted: who is in an answer,
+/// whatever its order.
+fn members(body: &str) -> serde_json::Value {
+    fn sort(v: serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Array(items) => {
+                let mut items: Vec<serde_json::Value> = items.into_iter().map(sort).collect();
+                items.sort_by_key(|i| i.to_string());
+                serde_json::Value::Array(items)
+            }
+            serde_json::Value::Object(map) => {
+                serde_json::Value::Object(map.into_iter().map(|(k, v)| (k, sort(v))).collect())
+            }
+            other => other,
+        }
+    }
+    sort(serde_json::from_str(body).expect("JSON"))
+}
+
+/// `body` without its `ranks` object (and `mutuals_rank` fields).
+fn without_ranks(body: &str) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                map.remove("ranks");
+                map.remove("mutuals_rank");
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::from_str(body).expect("JSON");
+    strip(&mut v);
+    v
+}
+
+#[test]
+fn live_entities_without_a_compaction_match_a_fresh_export_and_the_base() {
+    // (b) Every account the events name is in the base (list 1 follows
+    // accounts 7 to 45), so no event needs a compaction.
+    let pg = Postgres::start();
+    create_schema(&pg);
+    let mut ix = Indexer::new(&pg);
+    seed(&mut ix);
+    let at = ix.lists[&1].clone().expect("located");
+    for a in 7..=45 {
+        if !ix.follows(&at, &account(a)) {
+            ix.op(&at, 1, &account(a), "", false);
+        }
+    }
+    let root = tempfile::tempdir().expect("tempdir");
+    export_ok(&pg.url(), root.path(), &["--name", "snap-a"]);
+    let base = TestServer::spawn(
+        tempfile::tempdir().expect("tempdir"),
+        &serve_args_with(root.path(), &["--poll-interval", "0"]),
+        &[],
+    );
+    let url = read_only_url(&pg);
+    let live = serve_tail(root.path(), &url, &["--compact-interval", "3600"]);
+    run_events(&mut ix, &live, 11, 80);
+
+    let (exported, _fresh) = fresh_export(&pg, "snap-b");
+    assert_eq!(live.get(&with_fresh("/api/v1/stats")).status, 200);
+    let info = live.get("/snapshot").json();
+    assert_eq!(info["name"], "snap-a", "no compaction: {info}");
+    assert!(
+        info["tail"]["entities_live"].as_u64().unwrap() > 0,
+        "{info}"
+    );
+    let accounts: Vec<String> = (1..=45).map(account).collect();
+    let tokens: Vec<u64> = ix.lists.keys().copied().chain([999]).collect();
+    for target in targets(&accounts, &tokens) {
+        let (l, e) = (live.get(&target), exported.get(&target));
+        let what = format!("{target}: live {}", l.text());
+        if !compacted(&target) {
+            assert_eq!((l.status, l.text()), (e.status, e.text()), "{what}");
+        } else if target.contains("/leaderboard/") || target.ends_with("/api/v1/stats") {
+            let b = base.get(&target);
+            assert_eq!((l.status, l.text()), (b.status, b.text()), "{what}");
+        } else if target.ends_with("/details") {
+            // The subject is live, its ranks the base's.
+            assert_eq!(l.status, e.status, "{what}");
+            if l.status == 200 {
+                let address = l.json()["address"].as_str().unwrap().to_owned();
+                let b = base.get(&format!("/api/v1/users/{address}/details"));
+                assert_eq!(l.json()["ranks"], b.json()["ranks"], "{what}");
+                assert_eq!(without_ranks(&l.text()), without_ranks(&e.text()), "{what}");
+            }
+        } else {
+            // Orders by a count are compacted; who is in them is live.
+            assert_eq!(l.status, e.status, "{what}");
+            assert_eq!(
+                members(&without_ranks(&l.text()).to_string()),
+                members(&without_ranks(&e.text()).to_string()),
+                "{what}"
+            );
+        }
+    }
 }
 
 /// Polls `/snapshot` until `pred` holds.

@@ -78,9 +78,11 @@ fn snapshot_endpoint_reports_the_served_snapshot() {
             "search",
             "profiles",
             "notifications",
-            "badges"
+            "badges",
+            "live"
         ]
     );
+    assert_eq!(memory["live"], 0, "no tail, no live index: {v}");
     assert!(memory.values().all(|b| b.is_u64()), "{v}");
     assert!(memory["accounts"].as_u64() > Some(0), "{v}");
     let expected = json!({

@@ -1,0 +1,415 @@
+//! Builds a [`LiveIndex`] from a base graph and the tail's entities: the
+//! live lists, then the primary-list rule over the accounts they (or a
+//! primary-list row) affect, their following rows, the followers and
+//! counts of every account those rows name or named, the lists by role,
+//! and the notifications (`notify.rs`). Every step reads the base's
+//! indexes directly, never a previous live index: a build depends only
+//! on the base and the entities, so the tail builds it again whole after
+//! each poll.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{LiveFollowers, LiveIndex, LiveList, LiveRow, LiveTags, NotLive};
+use crate::graph::query::sorted_intersection;
+use crate::graph::{AccountId, Graph, OwnRecords, Record, RecordRow};
+use crate::graph::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
+use crate::snapshot::{Address, ListState, OpRow};
+
+pub(super) const ZERO: Address = [0; 20];
+
+/// The tail's entities, as its overlay holds them.
+pub struct Changes<'a> {
+    /// Each live list, whole.
+    pub lists: &'a BTreeMap<u64, ListState>,
+    /// Each re-read account's `primary_lists` row (`None`: none).
+    pub primary: &'a BTreeMap<Address, Option<u64>>,
+    /// The lists whose ops go beyond the base's.
+    pub ops: Vec<ListOps<'a>>,
+}
+
+/// One list's ops beyond the base: appended to the base's, or
+/// (`replace`) its whole history. Each op comes with its place among the
+/// new ops of every list, the order a compaction numbers them in (after
+/// the base's at equal `updated_at`).
+pub struct ListOps<'a> {
+    pub token: u64,
+    pub replace: bool,
+    pub ops: Vec<(&'a OpRow, u64)>,
+}
+
+impl LiveIndex {
+    /// The live index of `changes` over `g`'s base (a live index `g` may
+    /// hold is ignored).
+    pub fn build(g: &Graph, changes: &Changes<'_>) -> Result<LiveIndex, NotLive> {
+        let mut b = Builder {
+            g,
+            c: changes,
+            out: LiveIndex::default(),
+        };
+        b.out.tags = LiveTags::over(g);
+        b.lists()?;
+        let (primary_affected, role_affected) = b.affected();
+        b.primary(&primary_affected);
+        b.following();
+        b.followers();
+        b.lists_of(&role_affected);
+        let mut tags = std::mem::take(&mut b.out.tags);
+        b.out.notifications = super::notify::rows(g, changes, &b.out, &mut tags)?;
+        b.out.tags = tags;
+        b.out.entities = changes.lists.len() + changes.primary.len();
+        Ok(b.out)
+    }
+}
+
+struct Builder<'a> {
+    g: &'a Graph,
+    c: &'a Changes<'a>,
+    out: LiveIndex,
+}
+
+impl Builder<'_> {
+    fn id(&self, a: &Address) -> Result<AccountId, NotLive> {
+        self.g.base.accounts.id(a).ok_or(NotLive::NewAccount(*a))
+    }
+
+    /// Each live list: user, roles, and (with a user) its records.
+    fn lists(&mut self) -> Result<(), NotLive> {
+        for (&token, state) in self.c.lists {
+            let mut list = LiveList::default();
+            if let Some(row) = &state.row {
+                list.exists = true;
+                if row.user != ZERO {
+                    list.user = Some(self.id(&row.user)?);
+                }
+                list.roles.extend(list.user);
+                list.roles.push(self.id(&row.owner)?);
+                list.roles.push(self.id(&row.manager)?);
+                list.roles.sort_unstable();
+                list.roles.dedup();
+            }
+            if list.user.is_some() {
+                list.row = self.live_row(state)?;
+            }
+            self.out.lists.insert(token, list);
+        }
+        Ok(())
+    }
+
+    /// A list's records with their visible tags, targets ascending.
+    fn live_row(&mut self, state: &ListState) -> Result<LiveRow, NotLive> {
+        let mut texts: BTreeMap<&Address, Vec<&str>> = BTreeMap::new();
+        for t in &state.tags {
+            texts.entry(&t.address).or_default().push(&t.tag);
+        }
+        let mut records = Vec::with_capacity(state.records.len());
+        for r in &state.records {
+            let set = match texts.get_mut(&r.address) {
+                Some(t) => self.out.tags.set_of(self.g, t),
+                None => 0,
+            };
+            records.push((self.id(&r.address)?, r.updated_at, set));
+        }
+        records.sort_unstable_by_key(|r| r.0);
+        records.dedup_by_key(|r| r.0);
+        Ok(LiveRow {
+            targets: records.iter().map(|r| r.0).collect(),
+            times: records.iter().map(|r| r.1).collect(),
+            sets: records.iter().map(|r| r.2).collect(),
+        })
+    }
+
+    /// The accounts whose primary list may have changed (the users, then
+    /// and now, of the live lists; the re-read accounts) and those whose
+    /// lists by role may have (every role, then and now).
+    fn affected(&self) -> (BTreeSet<AccountId>, BTreeSet<AccountId>) {
+        let base = &self.g.base;
+        let mut primary = BTreeSet::new();
+        let mut roles = BTreeSet::new();
+        for (&token, list) in &self.out.lists {
+            primary.extend(base.lists.user(token));
+            primary.extend(list.user);
+            roles.extend(list.roles.iter().copied());
+            roles.extend(base.lists.roles(token).into_iter().flatten().flatten());
+        }
+        // An address the base does not know is no list's user: no primary
+        // list either way.
+        primary.extend(
+            self.c
+                .primary
+                .keys()
+                .filter(|&a| *a != ZERO)
+                .filter_map(|a| base.accounts.id(a)),
+        );
+        (primary, roles)
+    }
+
+    /// The primary-list rule for the affected accounts: their row in
+    /// `primary_lists` names a list whose user they are.
+    fn primary(&mut self, affected: &BTreeSet<AccountId>) {
+        let base = &self.g.base;
+        for &a in affected {
+            let address = base.accounts.address(a);
+            let row = match self.c.primary.get(address) {
+                Some(&p) => p,
+                None => base.accounts.primary_row(a),
+            };
+            let user = |t: u64| match self.out.lists.get(&t) {
+                Some(l) => l.user,
+                None => base.lists.user(t),
+            };
+            let primary = row.filter(|&t| user(t) == Some(a));
+            self.out.primary.insert(a, primary);
+        }
+    }
+
+    /// The following row of each affected account whose primary list, or
+    /// its records, changed.
+    fn following(&mut self) {
+        let base = &self.g.base;
+        for (&a, &p) in &self.out.primary {
+            let live = p.and_then(|t| self.out.lists.get(&t));
+            if p == base.accounts.primary_list(a) && live.is_none() {
+                continue;
+            }
+            let row = match (p, live) {
+                (None, _) => LiveRow::default(),
+                (Some(_), Some(list)) => list.row.clone(),
+                (Some(t), None) => LiveRow::from_row(base_list_row(self.g, t)),
+            };
+            self.out.following.insert(a, row);
+        }
+    }
+
+    /// The followers and counts of every account a changed following
+    /// row names or named.
+    fn followers(&mut self) {
+        let base = &self.g.base;
+        let changed: BTreeSet<AccountId> = self.out.following.keys().copied().collect();
+        let mut added: BTreeMap<AccountId, Vec<(AccountId, Record)>> = BTreeMap::new();
+        let mut dropped: BTreeMap<AccountId, Vec<Record>> = BTreeMap::new();
+        for (&f, row) in &self.out.following {
+            for (i, &t) in row.targets.iter().enumerate() {
+                let record = Record {
+                    updated_at: row.times[i],
+                    tagset: row.sets[i],
+                };
+                added.entry(t).or_default().push((f, record));
+            }
+            let old = base.records.row(f);
+            for (i, &t) in old.targets.iter().enumerate() {
+                dropped.entry(t).or_default().push(old.record(i));
+            }
+        }
+        let touched: BTreeSet<AccountId> = added.keys().chain(dropped.keys()).copied().collect();
+        let counts = base.stats.counts();
+        for t in touched {
+            let mut adds = added.remove(&t).unwrap_or_default();
+            adds.sort_unstable_by_key(|a| a.0);
+            let time_of = |x: AccountId| match adds.binary_search_by_key(&x, |a| a.0) {
+                Ok(i) => adds[i].1.updated_at,
+                Err(_) => base.records.record(x, t).map_or(0, |r| r.updated_at),
+            };
+            let kept = |ids: &[AccountId]| -> Vec<AccountId> {
+                ids.iter()
+                    .copied()
+                    .filter(|x| !changed.contains(x))
+                    .collect()
+            };
+            let mut latest = kept(base.followers.latest(t));
+            let mut by_count = kept(base.followers.by_count(t));
+            let mut by_address = kept(base.followers.by_address(t));
+            for &(f, _) in &adds {
+                insert_by(&mut by_address, f, |x| x);
+                insert_by(&mut latest, f, |x| (Reverse(time_of(x)), x));
+                insert_by(&mut by_count, f, |x| {
+                    (Reverse(counts[x as usize].followers), x)
+                });
+            }
+            let mut c = counts[t as usize];
+            let mut hidden = base.stats.hidden_followers(t);
+            c.followers = by_address.len() as u32;
+            let flags = |set: u32| self.out.tags.flags(self.g, set);
+            let olds = dropped.get(&t).map_or(&[][..], |v| &v[..]);
+            for r in olds {
+                tally(&mut c, &mut hidden, flags(r.tagset), false);
+            }
+            for (_, r) in &adds {
+                tally(&mut c, &mut hidden, flags(r.tagset), true);
+            }
+            let mut tagged: Vec<(AccountId, u32)> = base
+                .tagged_by
+                .of(t)
+                .filter_map(|(a, set)| Some((base.accounts.id(a)?, set)))
+                .filter(|(x, _)| !changed.contains(x))
+                .chain(
+                    adds.iter()
+                        .filter(|(_, r)| r.tagset != 0)
+                        .map(|(f, r)| (*f, r.tagset)),
+                )
+                .collect();
+            tagged.sort_unstable();
+            self.out.counts.insert(t, c);
+            self.out.followers.insert(
+                t,
+                LiveFollowers {
+                    latest,
+                    by_count,
+                    by_address,
+                    hidden,
+                    tagged,
+                },
+            );
+        }
+        for (&f, row) in &self.out.following {
+            let c = self.out.counts.entry(f).or_insert(counts[f as usize]);
+            c.following = row.targets.len() as u32;
+        }
+        // Mutuals change only where a following row or a follower set did.
+        let ids: Vec<AccountId> = self.out.counts.keys().copied().collect();
+        for x in ids {
+            let following = self
+                .out
+                .following
+                .get(&x)
+                .map_or(base.records.following_of(x).0, |r| &r.targets[..]);
+            let followers = self
+                .out
+                .followers
+                .get(&x)
+                .map_or(base.followers.by_address(x), |f| &f.by_address[..]);
+            let mutuals = sorted_intersection(following, followers).count() as u32;
+            if let Some(c) = self.out.counts.get_mut(&x) {
+                c.mutuals = mutuals;
+            }
+        }
+    }
+
+    /// Each role-affected account's lists: the base's but the live ones,
+    /// and the live lists that name it.
+    fn lists_of(&mut self, affected: &BTreeSet<AccountId>) {
+        for &a in affected {
+            let mut lists: Vec<u64> = self
+                .g
+                .base
+                .lists
+                .lists_of(a)
+                .iter()
+                .copied()
+                .filter(|t| !self.out.lists.contains_key(t))
+                .collect();
+            lists.extend(
+                self.out
+                    .lists
+                    .iter()
+                    .filter(|(_, l)| l.exists && l.roles.contains(&a))
+                    .map(|(&t, _)| t),
+            );
+            lists.sort_unstable();
+            lists.dedup();
+            self.out.lists_of.insert(a, lists);
+        }
+    }
+}
+
+/// Counts one record of an account in (`add`) or out: its `block` and
+/// `top8` counts and its followers hidden by `block` or `mute`.
+fn tally(c: &mut crate::graph::ranks::Counts, hidden: &mut u32, flags: u8, add: bool) {
+    let step = |n: &mut u32| {
+        *n = if add { *n + 1 } else { n.saturating_sub(1) };
+    };
+    if flags & FLAG_BLOCK != 0 {
+        step(&mut c.blocks);
+    }
+    if flags & FLAG_TOP8 != 0 {
+        step(&mut c.top8);
+    }
+    if flags & (FLAG_BLOCK | FLAG_MUTE) != 0 {
+        step(hidden);
+    }
+}
+
+/// Inserts `x` into `v`, ordered by `key`.
+fn insert_by<K: Ord>(v: &mut Vec<AccountId>, x: AccountId, key: impl Fn(AccountId) -> K) {
+    let k = key(x);
+    let at = v.partition_point(|&y| key(y) < k);
+    v.insert(at, x);
+}
+
+/// List `token`'s own records in the base (where the base keeps them).
+fn base_list_row(g: &Graph, token: u64) -> RecordRow<'_> {
+    let base = &g.base;
+    match base
+        .lists
+        .own_records(token, |u| base.accounts.primary_list(u))
+    {
+        Some(OwnRecords::Primary(user)) => base.records.row(user),
+        Some(OwnRecords::Other(row)) => base.lists.others().row(row),
+        None => RecordRow::with_sets(&[], &[], &[]),
+    }
+}
+
+impl LiveTags {
+    /// Empty, its ids continuing the base's.
+    fn over(g: &Graph) -> LiveTags {
+        let (base_texts, base_sets) = g.base.tags.lens();
+        LiveTags {
+            base_texts,
+            base_sets,
+            ..LiveTags::default()
+        }
+    }
+
+    /// The id of a tag text, the base's or a new one.
+    pub(super) fn tag(&mut self, g: &Graph, text: &str) -> u32 {
+        if let Some(id) = g.base.tags.id(text).or_else(|| self.ids.get(text).copied()) {
+            return id;
+        }
+        let id = self.base_texts + self.texts.len() as u32;
+        self.texts.push(text.into());
+        self.ids.insert(text.into(), id);
+        id
+    }
+
+    fn text<'g>(&'g self, g: &'g Graph, tag: u32) -> &'g str {
+        match tag.checked_sub(self.base_texts) {
+            Some(i) => &self.texts[i as usize],
+            None => g.base.tags.text(tag),
+        }
+    }
+
+    /// The set of these tag texts (any order, repeats allowed), as a
+    /// new set: the base keeps no lookup of its sets by content.
+    fn set_of(&mut self, g: &Graph, texts: &mut Vec<&str>) -> u32 {
+        texts.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        texts.dedup();
+        if texts.is_empty() {
+            return 0;
+        }
+        let ids: Box<[u32]> = texts.iter().map(|t| self.tag(g, t)).collect();
+        if let Some(&id) = self.set_ids.get(&ids) {
+            return id;
+        }
+        let flags = ids.iter().fold(0u8, |f, &tag| {
+            f | match self.text(g, tag) {
+                "block" => FLAG_BLOCK,
+                "mute" => FLAG_MUTE,
+                "top8" => FLAG_TOP8,
+                _ => 0,
+            }
+        });
+        let id = self.base_sets + self.sets.len() as u32;
+        self.sets.push(ids.clone());
+        self.set_ids.insert(ids, id);
+        self.flags.push(flags);
+        id
+    }
+
+    /// A set's flags, the base's or a new one's.
+    fn flags(&self, g: &Graph, set: u32) -> u8 {
+        match set.checked_sub(self.base_sets) {
+            Some(i) => self.flags[i as usize],
+            None => g.base.tags.set_flags(set),
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The live index: the tail's entities on top of a base graph
+//! (docs/live.md), as an LSM memtable masks older files. The graph's
+//! accessors ask it first and fall back to the base, so every query reads
+//! through it without knowing.
+//!
+//! What it holds, each whole (a re-read replaces its entity, and what
+//! derives from it is computed again from the base and the entities):
+//! - the live lists: user, roles, own records with their tag sets;
+//! - each affected account's primary list (the primary-list rule applied
+//!   to the live lists and primary-list rows), its following row when it
+//!   differs from the base's, its lists by role;
+//! - the followers of every account a changed following row names (or
+//!   named), in the base's three orders, and the live counts (followers,
+//!   following, mutuals, blocks, top8, hidden followers) of those
+//!   accounts. Orders by a count use the base's counts: they are
+//!   compacted values, as are ranks, the leaderboard and `/stats`;
+//! - tag texts and sets the base does not know (ids after the base's);
+//! - the notification rows of the accounts whose ops changed.
+//!
+//! Two changes cannot be laid over a base ([`NotLive`]): an address the
+//! base has no account for (ids are in address order, a new address
+//! needs new ids), and a list the base holds becoming a primary list (the
+//! ops it held while hidden are not in the graph, and their `seq`s order
+//! them among the others). The tail compacts instead.
+//!
+//! Cost (k live lists with r records, f changed following rows, t
+//! followed accounts they name with d followers on average): built in
+//! O(r log r + f·row + t·d) plus, for the rare lists whose ops become
+//! hidden at once (a primary-list switch), one scan of the base's ops;
+//! memory O(r + t·d). Requests pay one hash probe per
+//! accessor while the index is not empty, nothing once compacted.
+
+mod build;
+mod notify;
+
+use super::ranks::Counts;
+use super::{AccountId, FastMap, Record, RecordRow};
+use crate::snapshot::Address;
+
+pub use build::{Changes, ListOps};
+
+/// Why the entities cannot be laid over this base: a compaction must
+/// fold them into a new one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotLive {
+    /// An entity names an address the base has no account for (ids are
+    /// in address order: a new address needs new ids).
+    NewAccount(Address),
+    /// A list the base holds became its user's primary list: the ops the
+    /// base kept hidden are not in the graph.
+    HiddenOps(u64),
+}
+
+impl std::fmt::Display for NotLive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotLive::NewAccount(a) => write!(
+                f,
+                "{} is no account of the base",
+                crate::snapshot::format_address(a)
+            ),
+            NotLive::HiddenOps(t) => write!(f, "list {t} became a primary list"),
+        }
+    }
+}
+
+/// One live list.
+#[derive(Debug, Default)]
+struct LiveList {
+    /// Its user (`None`: no such list, or the zero address).
+    user: Option<AccountId>,
+    /// Its user, owner and manager that are accounts (lists of 13).
+    roles: Vec<AccountId>,
+    exists: bool,
+    row: LiveRow,
+}
+
+/// A row of records: targets ascending, each one's `updated_at` and tag
+/// set.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LiveRow {
+    targets: Vec<AccountId>,
+    times: Vec<i64>,
+    sets: Vec<u32>,
+}
+
+impl LiveRow {
+    fn as_row(&self) -> RecordRow<'_> {
+        RecordRow::with_sets(&self.targets, &self.times, &self.sets)
+    }
+    fn find(&self, t: AccountId) -> Option<Record> {
+        let i = self.targets.binary_search(&t).ok()?;
+        Some(Record {
+            updated_at: self.times[i],
+            tagset: self.sets[i],
+        })
+    }
+    fn from_row(row: RecordRow<'_>) -> LiveRow {
+        LiveRow {
+            targets: row.targets.to_vec(),
+            times: row.times.to_vec(),
+            sets: (0..row.len()).map(|i| row.tagset(i)).collect(),
+        }
+    }
+    fn heap_bytes(&self) -> usize {
+        self.targets.capacity() * 4 + self.times.capacity() * 8 + self.sets.capacity() * 4
+    }
+}
+
+/// An account's followers in the base's three orders, and who of them
+/// tagged it.
+#[derive(Debug, Default)]
+struct LiveFollowers {
+    latest: Vec<AccountId>,
+    by_count: Vec<AccountId>,
+    by_address: Vec<AccountId>,
+    /// Followers whose record carries `block` or `mute`.
+    hidden: u32,
+    /// (follower, tag set) of the tagged records, followers ascending.
+    tagged: Vec<(AccountId, u32)>,
+}
+
+/// Tag texts and sets beyond the base's (ids continue the base's).
+#[derive(Debug, Default)]
+struct LiveTags {
+    base_texts: u32,
+    base_sets: u32,
+    texts: Vec<Box<str>>,
+    ids: FastMap<Box<str>, u32>,
+    sets: Vec<Box<[u32]>>,
+    set_ids: FastMap<Box<[u32]>, u32>,
+    flags: Vec<u8>,
+}
+
+/// See the module doc.
+#[derive(Default)]
+pub struct LiveIndex {
+    lists: FastMap<u64, LiveList>,
+    primary: FastMap<AccountId, Option<u64>>,
+    following: FastMap<AccountId, LiveRow>,
+    followers: FastMap<AccountId, LiveFollowers>,
+    counts: FastMap<AccountId, Counts>,
+    lists_of: FastMap<AccountId, Vec<u64>>,
+    tags: LiveTags,
+    notifications: super::notifications::NotificationRows,
+    /// Entities held (lists and accounts), for `/snapshot`.
+    entities: usize,
+}
+
+impl std::fmt::Debug for LiveIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveIndex")
+            .field("lists", &self.lists.len())
+            .field("following", &self.following.len())
+            .field("followers", &self.followers.len())
+            .field("notifications", &self.notifications.len())
+            .finish()
+    }
+}
+
+impl LiveIndex {
+    /// Entities held on top of the base (lists and accounts re-read).
+    pub fn entities(&self) -> usize {
+        self.entities
+    }
+
+    /// The list's user, if the live index holds the list.
+    #[inline]
+    pub(super) fn list_user(&self, token_id: u64) -> Option<Option<AccountId>> {
+        self.lists.get(&token_id).map(|l| l.user)
+    }
+    /// The list's own records, if the live index holds the list.
+    pub(super) fn list_row(&self, token_id: u64) -> Option<RecordRow<'_>> {
+        let list = self.lists.get(&token_id)?;
+        Some(if list.user.is_some() {
+            list.row.as_row()
+        } else {
+            RecordRow::with_sets(&[], &[], &[])
+        })
+    }
+    #[inline]
+    pub(super) fn primary_list(&self, id: AccountId) -> Option<Option<u64>> {
+        self.primary.get(&id).copied()
+    }
+    #[inline]
+    pub(super) fn following(&self, id: AccountId) -> Option<RecordRow<'_>> {
+        self.following.get(&id).map(LiveRow::as_row)
+    }
+    /// F's record of T, if F's following row is live.
+    #[inline]
+    pub(super) fn record(&self, f: AccountId, t: AccountId) -> Option<Option<Record>> {
+        self.following.get(&f).map(|row| row.find(t))
+    }
+    /// Whether any following row is live (record lookups need patching).
+    pub(super) fn has_following(&self) -> bool {
+        !self.following.is_empty()
+    }
+    pub(super) fn followers_latest(&self, t: AccountId) -> Option<&[AccountId]> {
+        self.followers.get(&t).map(|f| &f.latest[..])
+    }
+    pub(super) fn followers_by_count(&self, t: AccountId) -> Option<&[AccountId]> {
+        self.followers.get(&t).map(|f| &f.by_count[..])
+    }
+    pub(super) fn followers_by_address(&self, t: AccountId) -> Option<&[AccountId]> {
+        self.followers.get(&t).map(|f| &f.by_address[..])
+    }
+    pub(super) fn hidden_followers(&self, t: AccountId) -> Option<u32> {
+        self.followers.get(&t).map(|f| f.hidden)
+    }
+    pub(super) fn tagged_by(&self, t: AccountId) -> Option<&[(AccountId, u32)]> {
+        self.followers.get(&t).map(|f| &f.tagged[..])
+    }
+    pub(super) fn counts(&self, id: AccountId) -> Option<Counts> {
+        self.counts.get(&id).copied()
+    }
+    pub(super) fn lists_of(&self, id: AccountId) -> Option<&[u64]> {
+        self.lists_of.get(&id).map(|v| &v[..])
+    }
+    pub(super) fn notifications_of(
+        &self,
+        id: AccountId,
+    ) -> Option<super::notifications::Notifications<'_>> {
+        self.notifications.of(id)
+    }
+
+    /// The tag ids of a live set (`None`: a base set).
+    #[inline]
+    pub(super) fn tagset(&self, set: u32) -> Option<&[u32]> {
+        let i = set.checked_sub(self.tags.base_sets)?;
+        self.tags.sets.get(i as usize).map(|s| &s[..])
+    }
+    #[inline]
+    pub(super) fn tagset_flags(&self, set: u32) -> Option<u8> {
+        let i = set.checked_sub(self.tags.base_sets)?;
+        self.tags.flags.get(i as usize).copied()
+    }
+    #[inline]
+    pub(super) fn tag_text(&self, tag: u32) -> Option<&str> {
+        let i = tag.checked_sub(self.tags.base_texts)?;
+        self.tags.texts.get(i as usize).map(|t| &t[..])
+    }
+    #[inline]
+    pub(super) fn tag_id(&self, text: &str) -> Option<u32> {
+        self.tags.ids.get(text).copied()
+    }
+
+    /// Approximate heap bytes.
+    pub fn heap_bytes(&self) -> usize {
+        let slot = |entry: usize| entry + 1;
+        self.lists
+            .values()
+            .map(|l| slot(64) + l.row.heap_bytes() + l.roles.capacity() * 4)
+            .sum::<usize>()
+            + self.primary.capacity() * slot(20)
+            + self
+                .following
+                .values()
+                .map(|r| slot(56) + r.heap_bytes())
+                .sum::<usize>()
+            + self
+                .followers
+                .values()
+                .map(|f| {
+                    slot(112)
+                        + (f.latest.capacity() + f.by_count.capacity() + f.by_address.capacity())
+                            * 4
+                        + f.tagged.capacity() * 8
+                })
+                .sum::<usize>()
+            + self.counts.capacity() * slot(24)
+            + self
+                .lists_of
+                .values()
+                .map(|v| slot(28) + v.capacity() * 8)
+                .sum::<usize>()
+            + self
+                .tags
+                .texts
+                .iter()
+                .map(|t| t.len() * 2 + 32)
+                .sum::<usize>()
+            + self
+                .tags
+                .sets
+                .iter()
+                .map(|s| s.len() * 8 + 32)
+                .sum::<usize>()
+            + self.notifications.heap_bytes()
+    }
+}

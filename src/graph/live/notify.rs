@@ -1,0 +1,150 @@
+//! The live notification rows: an op is visible while its list is its
+//! user's primary list, with that user as actor, so a list's ops change
+//! when it gets new ops, its history is read again, or it becomes or
+//! stops being a primary list.
+//!
+//! The order is a compaction's: `updated_at` descending, then the base's
+//! ops after the new ones, the base's by `seq` descending and the new
+//! ones by their place among the new ops descending. A target's row is
+//! its base row without the ops of lists that stopped being primary (or
+//! whose history was read again), with the new actor of lists whose user
+//! changed while they stayed primary, merged with the new ops. A list
+//! that becomes primary with ops the base kept hidden would bring ops the
+//! graph does not have: [`NotLive::HiddenOps`].
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::build::Changes;
+use super::{LiveIndex, NotLive};
+use crate::graph::notifications::{Notification, NotificationRows};
+use crate::graph::{AccountId, Graph};
+use crate::snapshot::{Address, OpRow, OP_TAG};
+
+/// An op in a row's order: (`updated_at`, new (1) or base (0), then its
+/// place among the new ops or its base `seq`).
+type Key = (i64, u8, u64);
+
+pub(super) fn rows(
+    g: &Graph,
+    c: &Changes<'_>,
+    out: &LiveIndex,
+    tags: &mut super::LiveTags,
+) -> Result<NotificationRows, NotLive> {
+    let base = &g.base;
+    let id = |a: &Address| base.accounts.id(a).ok_or(NotLive::NewAccount(*a));
+    let primary_live = |u: AccountId| match out.primary.get(&u) {
+        Some(&p) => p,
+        None => base.accounts.primary_list(u),
+    };
+    let user_live = |t: u64| match out.lists.get(&t) {
+        Some(l) => l.user,
+        None => base.lists.user(t),
+    };
+    let actor_live = |t: u64| user_live(t).filter(|&u| primary_live(u) == Some(t));
+    let actor_base = |t: u64| base.accounts.primary_list_users().get(t);
+
+    // The lists whose visible ops may differ from the base's.
+    let ops_of: BTreeMap<u64, &super::ListOps<'_>> = c.ops.iter().map(|o| (o.token, o)).collect();
+    let mut lists: BTreeSet<u64> = out.lists.keys().copied().collect();
+    lists.extend(ops_of.keys());
+    for (&a, &p) in &out.primary {
+        lists.extend(p);
+        lists.extend(base.accounts.primary_list(a));
+    }
+    // Lists whose base ops leave every row, lists whose base ops stay
+    // with another actor (by their base actor), and the new ops with
+    // their targets.
+    let mut dropped: BTreeSet<u64> = BTreeSet::new();
+    let mut moved: BTreeMap<AccountId, AccountId> = BTreeMap::new();
+    let mut added: BTreeMap<AccountId, Vec<(Key, Notification)>> = BTreeMap::new();
+    for &l in &lists {
+        let (was, now) = (actor_base(l), actor_live(l));
+        let ops = ops_of.get(&l);
+        let replace = ops.is_some_and(|o| o.replace);
+        match (was, now) {
+            _ if replace => dropped.extend(was.map(|_| l)),
+            (Some(a), Some(b)) if a != b => {
+                moved.insert(a, b);
+            }
+            (Some(_), None) => {
+                dropped.insert(l);
+            }
+            (None, Some(_)) if base.lists.has_hidden_ops(l) => return Err(NotLive::HiddenOps(l)),
+            _ => {}
+        }
+        let (Some(actor), Some(ops)) = (now, ops) else {
+            continue;
+        };
+        for &(op, place) in &ops.ops {
+            let n = notification(op, actor, tags, g);
+            added
+                .entry(id(&op.op.target)?)
+                .or_default()
+                .push(((op.updated_at, 1, place), n));
+        }
+    }
+    // The targets of the base ops that leave or change actor: from the
+    // base's rows by actor.
+    let mut touched: BTreeSet<AccountId> = added.keys().copied().collect();
+    let mut actors: Vec<AccountId> = dropped.iter().filter_map(|&l| actor_base(l)).collect();
+    actors.extend(moved.keys());
+    if !actors.is_empty() {
+        actors.sort_unstable();
+        touched.extend(base.notifications.targets_of(&actors));
+    }
+
+    let rows = touched.into_iter().map(|t| {
+        let mut new = added.remove(&t).unwrap_or_default();
+        new.sort_unstable_by_key(|e| Reverse(e.0));
+        let of = base.notifications.of(t);
+        let kept = (0..of.len()).map(|i| of.get(i)).filter_map(|mut n| {
+            let list = base.accounts.primary_list(n.actor);
+            if list.is_some_and(|l| dropped.contains(&l)) {
+                return None;
+            }
+            if let Some(&actor) = moved.get(&n.actor) {
+                n.actor = actor;
+            }
+            Some(n)
+        });
+        (t, merge_newest_first(kept, new))
+    });
+    Ok(NotificationRows::new(rows))
+}
+
+/// A base row (newest first) merged with new ops (newest first): at
+/// equal `updated_at` the new ones come first.
+fn merge_newest_first(
+    base: impl Iterator<Item = Notification>,
+    new: Vec<(Key, Notification)>,
+) -> Vec<Notification> {
+    let mut out = Vec::new();
+    let mut new = new.into_iter().peekable();
+    for b in base {
+        while let Some((_, n)) = new.next_if(|(k, _)| k.0 >= b.updated_at) {
+            out.push(n);
+        }
+        out.push(b);
+    }
+    out.extend(new.map(|(_, n)| n));
+    out
+}
+
+fn notification(
+    op: &OpRow,
+    actor: AccountId,
+    tags: &mut super::LiveTags,
+    g: &Graph,
+) -> Notification {
+    Notification {
+        updated_at: op.updated_at,
+        actor,
+        opcode: op.op.opcode,
+        tag_id: if op.op.opcode >= OP_TAG {
+            tags.tag(g, &op.op.tag)
+        } else {
+            0
+        },
+    }
+}
