@@ -81,7 +81,7 @@ pub fn render(
 /// 27: the addresses of every record, as a top-level array.
 pub fn render_addresses(g: &Graph, row: RecordRow<'_>, out: &mut String) {
     out.push('[');
-    for (n, i) in newest_first(&row).into_iter().enumerate() {
+    for (n, i) in newest_first(g, &row).into_iter().enumerate() {
         if n > 0 {
             out.push(',');
         }
@@ -93,7 +93,7 @@ pub fn render_addresses(g: &Graph, row: RecordRow<'_>, out: &mut String) {
 /// 28: a following entry for every record, in 27's order.
 pub fn render_export(g: &Graph, row: RecordRow<'_>, out: &mut String) {
     out.push_str("{\"following\":[");
-    for (n, i) in newest_first(&row).into_iter().enumerate() {
+    for (n, i) in newest_first(g, &row).into_iter().enumerate() {
         if n > 0 {
             out.push(',');
         }

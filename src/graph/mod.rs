@@ -183,11 +183,42 @@ impl Graph {
 
     #[inline]
     pub fn account_id(&self, address: &Address) -> Option<AccountId> {
-        self.base.accounts.id(address)
+        self.base
+            .accounts
+            .id(address)
+            .or_else(|| self.live()?.new_account_id(address))
     }
     #[inline]
     pub fn address(&self, id: AccountId) -> &Address {
+        if let Some(address) = self.live().and_then(|l| l.new_account(id)) {
+            return address;
+        }
         self.base.accounts.address(id)
+    }
+    /// Whether the base has the account (a live index may add others).
+    #[inline]
+    fn in_base(&self, id: AccountId) -> bool {
+        (id as usize) < self.base.accounts.len()
+    }
+    /// A key in address order: the id itself, unless a live index holds
+    /// accounts the base lacks (whose ids are not in address order).
+    /// Queries that order or intersect ids across rows compare these.
+    #[inline]
+    pub fn order_key(&self, id: AccountId) -> u64 {
+        match self.live() {
+            Some(live) if live.has_new_accounts() => live.key(id),
+            _ => u64::from(id),
+        }
+    }
+    /// Whether the account's address or name holds `term` (the search
+    /// index's test; an account the base lacks has no name).
+    #[inline]
+    pub fn holds_term(&self, term: &Term<'_>, id: AccountId) -> bool {
+        if self.in_base(id) {
+            self.base.search.matches(term, id)
+        } else {
+            term.in_address(self.address(id))
+        }
     }
     /// Resolves a name case-insensitively (`lower` is already lower-cased).
     #[inline]
@@ -208,9 +239,9 @@ impl Graph {
     /// Where the base keeps list `token_id`'s own records (by the base's
     /// primary lists: a live index masks them, it does not move them).
     fn base_own_records(&self, token_id: u64) -> Option<OwnRecords> {
-        let base = &self.base;
-        base.lists
-            .own_records(token_id, |user| base.accounts.primary_list(user))
+        self.base
+            .lists
+            .own_records(token_id, |user| self.base_primary_list(user))
     }
     /// List `token_id`'s own records: its user's primary-list row, or its
     /// row among the other lists' (empty when the list has no user).
@@ -221,7 +252,7 @@ impl Graph {
         match self.base_own_records(token_id) {
             Some(OwnRecords::Primary(user)) => self.base.records.row(user),
             Some(OwnRecords::Other(row)) => self.base.lists.others().row(row),
-            None => RecordRow::with_sets(&[], &[], &[]),
+            None => RecordRow::with_sets(&[], &[], &[], &[]),
         }
     }
     /// The account's primary-list records (empty without a primary list,
@@ -315,12 +346,22 @@ impl Graph {
         if let Some(p) = self.live().and_then(|l| l.primary_list(id)) {
             return p;
         }
-        self.base.accounts.primary_list(id)
+        self.base_primary_list(id)
+    }
+    /// The account's primary list in the base.
+    #[inline]
+    fn base_primary_list(&self, id: AccountId) -> Option<u64> {
+        self.in_base(id)
+            .then(|| self.base.accounts.primary_list(id))
+            .flatten()
     }
     /// The account's counts and ranks as of the last compaction (the
     /// leaderboard's; docs/live.md's compacted values).
     #[inline]
     pub fn stats(&self, id: AccountId) -> AccountStats {
+        if !self.in_base(id) {
+            return AccountStats::default();
+        }
         self.base.stats.get(id)
     }
     /// The account's followers count now (blocked and muted included).
@@ -334,10 +375,17 @@ impl Graph {
     /// The followers count that orders by followers use (compacted).
     #[inline]
     pub fn compacted_followers_count(&self, id: AccountId) -> u32 {
-        self.base.stats.counts()[id as usize].followers
+        self.base
+            .stats
+            .counts()
+            .get(id as usize)
+            .map_or(0, |c| c.followers)
     }
     #[inline]
     pub fn profile(&self, id: AccountId) -> Option<Profile<'_>> {
+        if !self.in_base(id) {
+            return None;
+        }
         self.base.profiles.get(id)
     }
 
@@ -387,6 +435,9 @@ impl Graph {
         if let Some(f) = self.live().and_then(|l| l.followers_latest(t)) {
             return f;
         }
+        if !self.in_base(t) {
+            return &[];
+        }
         self.base.followers.latest(t)
     }
     /// (follower's address, tag set) of the followers' records of T that
@@ -403,6 +454,9 @@ impl Graph {
         if let Some(f) = self.live().and_then(|l| l.followers_by_address(t)) {
             return f;
         }
+        if !self.in_base(t) {
+            return &[];
+        }
         self.base.followers.by_address(t)
     }
     /// T's followers, follower count (compacted) descending then address
@@ -411,6 +465,9 @@ impl Graph {
     pub fn followers_by_count(&self, t: AccountId) -> &[AccountId] {
         if let Some(f) = self.live().and_then(|l| l.followers_by_count(t)) {
             return f;
+        }
+        if !self.in_base(t) {
+            return &[];
         }
         self.base.followers.by_count(t)
     }
@@ -456,7 +513,7 @@ impl Graph {
     pub fn on_leaderboard(&self, id: AccountId) -> bool {
         self.base
             .stats
-            .on_leaderboard(id, self.base.accounts.primary_list(id).is_some())
+            .on_leaderboard(id, self.base_primary_list(id).is_some())
     }
     /// The accounts whose `sort` count is above 0, that count descending
     /// or ascending, then address ascending (compacted).
@@ -474,6 +531,9 @@ impl Graph {
     pub fn notifications_of(&self, id: AccountId) -> Notifications<'_> {
         if let Some(n) = self.live().and_then(|l| l.notifications_of(id)) {
             return n;
+        }
+        if !self.in_base(id) {
+            return Notifications::empty();
         }
         self.base.notifications.of(id)
     }

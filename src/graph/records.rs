@@ -277,18 +277,32 @@ pub struct RecordRow<'a> {
 }
 
 /// Where a row's tag sets are: the tag bits of its CSR edges, or one set
-/// per record (a live row, `live/`).
+/// per record (a live row, `live/`, with its (target, index) pairs by id
+/// when its targets are not in id order).
 #[derive(Clone, Copy)]
 enum RowTags<'a> {
-    Edges { records: &'a Records, first: usize },
-    Sets(&'a [u32]),
+    Edges {
+        records: &'a Records,
+        first: usize,
+    },
+    Sets {
+        sets: &'a [u32],
+        by_id: &'a [(AccountId, u32)],
+    },
 }
 
 impl<'a> RecordRow<'a> {
-    /// A row whose records' tag sets are given one per record.
-    pub(super) fn with_sets(targets: &'a [AccountId], times: &'a [i64], sets: &'a [u32]) -> Self {
+    /// A row whose records' tag sets are given one per record; `by_id`:
+    /// (target, index) sorted by id when the targets are not in id order,
+    /// else empty.
+    pub(super) fn with_sets(
+        targets: &'a [AccountId],
+        times: &'a [i64],
+        sets: &'a [u32],
+        by_id: &'a [(AccountId, u32)],
+    ) -> Self {
         RecordRow {
-            tags: RowTags::Sets(sets),
+            tags: RowTags::Sets { sets, by_id },
             targets,
             times,
         }
@@ -304,7 +318,7 @@ impl<'a> RecordRow<'a> {
     pub fn tagset(&self, i: usize) -> u32 {
         match self.tags {
             RowTags::Edges { records, first } => records.edge_tagset(first + i),
-            RowTags::Sets(sets) => sets[i],
+            RowTags::Sets { sets, .. } => sets[i],
         }
     }
     /// The `i`th record.
@@ -331,7 +345,7 @@ impl<'a> RecordRow<'a> {
                         .map(move |(e, set)| (e - first, set)),
                 )
             }
-            RowTags::Sets(sets) => Box::new(
+            RowTags::Sets { sets, .. } => Box::new(
                 sets.iter()
                     .enumerate()
                     .filter(|&(_, &set)| set != 0)
@@ -342,7 +356,13 @@ impl<'a> RecordRow<'a> {
 
     /// The record of `t`, if the row holds one (a binary search).
     pub fn find(&self, t: AccountId) -> Option<Record> {
-        let i = self.targets.binary_search(&t).ok()?;
+        let i = match self.tags {
+            RowTags::Sets { by_id, .. } if !by_id.is_empty() => {
+                let k = by_id.binary_search_by_key(&t, |p| p.0).ok()?;
+                by_id[k].1 as usize
+            }
+            _ => self.targets.binary_search(&t).ok()?,
+        };
         Some(self.record(i))
     }
 }

@@ -11,8 +11,8 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{LiveFollowers, LiveIndex, LiveList, LiveRow, LiveTags, NotLive};
-use crate::graph::query::sorted_intersection;
-use crate::graph::{AccountId, Graph, OwnRecords, Record, RecordRow};
+use crate::graph::query::sorted_intersection_by;
+use crate::graph::{AccountId, FollowerIndex, Graph, OwnRecords, Record, RecordRow};
 use crate::graph::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 use crate::snapshot::{Address, ListState, OpRow};
 
@@ -48,7 +48,8 @@ impl LiveIndex {
             out: LiveIndex::default(),
         };
         b.out.tags = LiveTags::over(g);
-        b.lists()?;
+        b.new_accounts();
+        b.lists();
         let (primary_affected, role_affected) = b.affected();
         b.primary(&primary_affected);
         b.following();
@@ -69,35 +70,114 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn id(&self, a: &Address) -> Result<AccountId, NotLive> {
-        self.g.base.accounts.id(a).ok_or(NotLive::NewAccount(*a))
+    /// The base's account, else the new one (`new_accounts` made it).
+    fn id(&self, a: &Address) -> AccountId {
+        match self.g.base.accounts.id(a) {
+            Some(id) => id,
+            None => self.out.new_ids[a],
+        }
+    }
+
+    fn is_base(&self, id: AccountId) -> bool {
+        (id as usize) < self.g.base.accounts.len()
+    }
+
+    /// Ids after the base's, in address order, for every address an
+    /// entity names that the base lacks, and their order keys.
+    fn new_accounts(&mut self) {
+        let base = &self.g.base.accounts;
+        let mut new: BTreeSet<Address> = BTreeSet::new();
+        let mut note = |a: &Address| {
+            if base.id(a).is_none() {
+                new.insert(*a);
+            }
+        };
+        for state in self.c.lists.values() {
+            if let Some(row) = &state.row {
+                if row.user != ZERO {
+                    note(&row.user);
+                }
+                note(&row.owner);
+                note(&row.manager);
+                state.records.iter().for_each(|r| note(&r.address));
+            }
+        }
+        for ops in &self.c.ops {
+            ops.ops.iter().for_each(|(op, _)| note(&op.op.target));
+        }
+        let out = &mut self.out;
+        out.base_accounts = base.len() as u32;
+        let addresses = base.addresses();
+        let mut last: Option<(usize, u64)> = None;
+        for (i, a) in new.into_iter().enumerate() {
+            let at = addresses.partition_point(|b| b < &a);
+            let rank = match last {
+                Some((p, r)) if p == at => r + 1,
+                _ => 0,
+            };
+            last = Some((at, rank));
+            out.new_keys.push(((at as u64) << 32) | rank);
+            out.new_ids.insert(a, out.base_accounts + i as u32);
+            out.new_accounts.push(a);
+        }
+    }
+
+    /// The base's counts of an account (none for a new one).
+    fn base_counts(&self, id: AccountId) -> crate::graph::ranks::Counts {
+        self.g
+            .base
+            .stats
+            .counts()
+            .get(id as usize)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The base's followers of `t` in one of its orders (none for a new
+    /// account).
+    fn base_followers(
+        &self,
+        t: AccountId,
+        order: fn(&FollowerIndex, AccountId) -> &[AccountId],
+    ) -> &[AccountId] {
+        if self.is_base(t) {
+            order(&self.g.base.followers, t)
+        } else {
+            &[]
+        }
+    }
+
+    fn base_primary(&self, id: AccountId) -> Option<u64> {
+        self.is_base(id)
+            .then(|| self.g.base.accounts.primary_list(id))
+            .flatten()
     }
 
     /// Each live list: user, roles, and (with a user) its records.
-    fn lists(&mut self) -> Result<(), NotLive> {
+    fn lists(&mut self) {
         for (&token, state) in self.c.lists {
             let mut list = LiveList::default();
             if let Some(row) = &state.row {
                 list.exists = true;
                 if row.user != ZERO {
-                    list.user = Some(self.id(&row.user)?);
+                    list.user = Some(self.id(&row.user));
                 }
                 list.roles.extend(list.user);
-                list.roles.push(self.id(&row.owner)?);
-                list.roles.push(self.id(&row.manager)?);
+                list.roles.push(self.id(&row.owner));
+                list.roles.push(self.id(&row.manager));
                 list.roles.sort_unstable();
                 list.roles.dedup();
             }
             if list.user.is_some() {
-                list.row = self.live_row(state)?;
+                list.row = self.live_row(state);
             }
             self.out.lists.insert(token, list);
         }
-        Ok(())
     }
 
-    /// A list's records with their visible tags, targets ascending.
-    fn live_row(&mut self, state: &ListState) -> Result<LiveRow, NotLive> {
+    /// A list's records with their visible tags, targets in address
+    /// order.
+    fn live_row(&mut self, state: &ListState) -> LiveRow {
         let mut texts: BTreeMap<&Address, Vec<&str>> = BTreeMap::new();
         for t in &state.tags {
             texts.entry(&t.address).or_default().push(&t.tag);
@@ -108,15 +188,26 @@ impl Builder<'_> {
                 Some(t) => self.out.tags.set_of(self.g, t),
                 None => 0,
             };
-            records.push((self.id(&r.address)?, r.updated_at, set));
+            records.push((self.id(&r.address), r.updated_at, set));
         }
-        records.sort_unstable_by_key(|r| r.0);
+        records.sort_unstable_by_key(|r| self.out.key(r.0));
         records.dedup_by_key(|r| r.0);
-        Ok(LiveRow {
-            targets: records.iter().map(|r| r.0).collect(),
+        let targets: Vec<AccountId> = records.iter().map(|r| r.0).collect();
+        let mut by_id = Vec::new();
+        if targets.iter().any(|&t| !self.is_base(t)) {
+            by_id = targets
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (t, i as u32))
+                .collect();
+            by_id.sort_unstable();
+        }
+        LiveRow {
+            targets,
             times: records.iter().map(|r| r.1).collect(),
             sets: records.iter().map(|r| r.2).collect(),
-        })
+            by_id,
+        }
     }
 
     /// The accounts whose primary list may have changed (the users, then
@@ -149,10 +240,14 @@ impl Builder<'_> {
     fn primary(&mut self, affected: &BTreeSet<AccountId>) {
         let base = &self.g.base;
         for &a in affected {
-            let address = base.accounts.address(a);
-            let row = match self.c.primary.get(address) {
+            let address = match self.out.new_account(a) {
+                Some(&address) => address,
+                None => *base.accounts.address(a),
+            };
+            let row = match self.c.primary.get(&address) {
                 Some(&p) => p,
-                None => base.accounts.primary_row(a),
+                None if self.is_base(a) => base.accounts.primary_row(a),
+                None => None,
             };
             let user = |t: u64| match self.out.lists.get(&t) {
                 Some(l) => l.user,
@@ -166,10 +261,10 @@ impl Builder<'_> {
     /// The following row of each affected account whose primary list, or
     /// its records, changed.
     fn following(&mut self) {
-        let base = &self.g.base;
+        let mut rows = Vec::new();
         for (&a, &p) in &self.out.primary {
             let live = p.and_then(|t| self.out.lists.get(&t));
-            if p == base.accounts.primary_list(a) && live.is_none() {
+            if p == self.base_primary(a) && live.is_none() {
                 continue;
             }
             let row = match (p, live) {
@@ -177,8 +272,9 @@ impl Builder<'_> {
                 (Some(_), Some(list)) => list.row.clone(),
                 (Some(t), None) => LiveRow::from_row(base_list_row(self.g, t)),
             };
-            self.out.following.insert(a, row);
+            rows.push((a, row));
         }
+        self.out.following.extend(rows);
     }
 
     /// The followers and counts of every account a changed following
@@ -202,7 +298,8 @@ impl Builder<'_> {
             }
         }
         let touched: BTreeSet<AccountId> = added.keys().chain(dropped.keys()).copied().collect();
-        let counts = base.stats.counts();
+        let key = |x: AccountId| self.out.key(x);
+        let mut done = Vec::with_capacity(touched.len());
         for t in touched {
             let mut adds = added.remove(&t).unwrap_or_default();
             adds.sort_unstable_by_key(|a| a.0);
@@ -216,22 +313,21 @@ impl Builder<'_> {
                     .filter(|x| !changed.contains(x))
                     .collect()
             };
-            let mut latest = kept(base.followers.latest(t));
-            let mut by_count = kept(base.followers.by_count(t));
-            let mut by_address = kept(base.followers.by_address(t));
+            let mut latest = kept(self.base_followers(t, FollowerIndex::latest));
+            let mut by_count = kept(self.base_followers(t, FollowerIndex::by_count));
+            let mut by_address = kept(self.base_followers(t, FollowerIndex::by_address));
             for &(f, _) in &adds {
-                insert_by(&mut by_address, f, |x| x);
-                insert_by(&mut latest, f, |x| (Reverse(time_of(x)), x));
+                insert_by(&mut by_address, f, key);
+                insert_by(&mut latest, f, |x| (Reverse(time_of(x)), key(x)));
                 insert_by(&mut by_count, f, |x| {
-                    (Reverse(counts[x as usize].followers), x)
+                    (Reverse(self.base_counts(x).followers), key(x))
                 });
             }
-            let mut c = counts[t as usize];
+            let mut c = self.base_counts(t);
             let mut hidden = base.stats.hidden_followers(t);
             c.followers = by_address.len() as u32;
             let flags = |set: u32| self.out.tags.flags(self.g, set);
-            let olds = dropped.get(&t).map_or(&[][..], |v| &v[..]);
-            for r in olds {
+            for r in dropped.get(&t).map_or(&[][..], |v| &v[..]) {
                 tally(&mut c, &mut hidden, flags(r.tagset), false);
             }
             for (_, r) in &adds {
@@ -248,39 +344,51 @@ impl Builder<'_> {
                         .map(|(f, r)| (*f, r.tagset)),
                 )
                 .collect();
-            tagged.sort_unstable();
-            self.out.counts.insert(t, c);
-            self.out.followers.insert(
-                t,
-                LiveFollowers {
-                    latest,
-                    by_count,
-                    by_address,
-                    hidden,
-                    tagged,
-                },
-            );
+            tagged.sort_unstable_by_key(|&(x, _)| key(x));
+            let followers = LiveFollowers {
+                latest,
+                by_count,
+                by_address,
+                hidden,
+                tagged,
+            };
+            done.push((t, c, followers));
         }
-        for (&f, row) in &self.out.following {
-            let c = self.out.counts.entry(f).or_insert(counts[f as usize]);
-            c.following = row.targets.len() as u32;
+        for (t, c, followers) in done {
+            self.out.counts.insert(t, c);
+            self.out.followers.insert(t, followers);
+        }
+        let following: Vec<(AccountId, u32)> = self
+            .out
+            .following
+            .iter()
+            .map(|(&f, row)| (f, row.targets.len() as u32))
+            .collect();
+        for (f, n) in following {
+            let base_counts = self.base_counts(f);
+            self.out.counts.entry(f).or_insert(base_counts).following = n;
         }
         // Mutuals change only where a following row or a follower set did.
-        let ids: Vec<AccountId> = self.out.counts.keys().copied().collect();
-        for x in ids {
+        let key = |x: AccountId| self.out.key(x);
+        let mut mutuals = Vec::with_capacity(self.out.counts.len());
+        for &x in self.out.counts.keys() {
             let following = self
                 .out
                 .following
                 .get(&x)
                 .map_or(base.records.following_of(x).0, |r| &r.targets[..]);
-            let followers = self
-                .out
-                .followers
-                .get(&x)
-                .map_or(base.followers.by_address(x), |f| &f.by_address[..]);
-            let mutuals = sorted_intersection(following, followers).count() as u32;
+            let followers = self.out.followers.get(&x).map_or_else(
+                || self.base_followers(x, FollowerIndex::by_address),
+                |f| &f.by_address[..],
+            );
+            mutuals.push((
+                x,
+                sorted_intersection_by(following, followers, key).count() as u32,
+            ));
+        }
+        for (x, m) in mutuals {
             if let Some(c) = self.out.counts.get_mut(&x) {
-                c.mutuals = mutuals;
+                c.mutuals = m;
             }
         }
     }
@@ -345,7 +453,7 @@ fn base_list_row(g: &Graph, token: u64) -> RecordRow<'_> {
     {
         Some(OwnRecords::Primary(user)) => base.records.row(user),
         Some(OwnRecords::Other(row)) => base.lists.others().row(row),
-        None => RecordRow::with_sets(&[], &[], &[]),
+        None => RecordRow::with_sets(&[], &[], &[], &[]),
     }
 }
 

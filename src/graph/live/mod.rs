@@ -17,11 +17,16 @@
 //! - tag texts and sets the base does not know (ids after the base's);
 //! - the notification rows of the accounts whose ops changed.
 //!
-//! Two changes cannot be laid over a base ([`NotLive`]): an address the
-//! base has no account for (ids are in address order, a new address
-//! needs new ids), and a list the base holds becoming a primary list (the
-//! ops it held while hidden are not in the graph, and their `seq`s order
-//! them among the others). The tail compacts instead.
+//! Accounts the base lacks get ids after the base's. Base ids are in
+//! address order, so "address ascending" is an id comparison there; a
+//! new account's id is not, so the rows that hold one are ordered by
+//! [`LiveIndex::key`] (address order over both), and the few queries
+//! that compare ids across rows compare keys (`Graph::order_key`).
+//!
+//! One change cannot be laid over a base ([`NotLive`]): a list the base
+//! holds becoming a primary list while it has ops the base kept hidden
+//! (they are not in the graph, and their `seq`s order them among the
+//! others). The tail compacts instead.
 //!
 //! Cost (k live lists with r records, f changed following rows, t
 //! followed accounts they name with d followers on average): built in
@@ -43,9 +48,6 @@ pub use build::{Changes, ListOps};
 /// fold them into a new one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotLive {
-    /// An entity names an address the base has no account for (ids are
-    /// in address order: a new address needs new ids).
-    NewAccount(Address),
     /// A list the base holds became its user's primary list: the ops the
     /// base kept hidden are not in the graph.
     HiddenOps(u64),
@@ -54,11 +56,6 @@ pub enum NotLive {
 impl std::fmt::Display for NotLive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NotLive::NewAccount(a) => write!(
-                f,
-                "{} is no account of the base",
-                crate::snapshot::format_address(a)
-            ),
             NotLive::HiddenOps(t) => write!(f, "list {t} became a primary list"),
         }
     }
@@ -75,35 +72,38 @@ struct LiveList {
     row: LiveRow,
 }
 
-/// A row of records: targets ascending, each one's `updated_at` and tag
-/// set.
+/// A row of records: targets in address order, each one's `updated_at`
+/// and tag set.
 #[derive(Clone, Debug, Default)]
 pub(super) struct LiveRow {
     targets: Vec<AccountId>,
     times: Vec<i64>,
     sets: Vec<u32>,
+    /// (target, index) by id, when a target is a new account (the
+    /// targets are then not in id order); else empty.
+    by_id: Vec<(AccountId, u32)>,
 }
 
 impl LiveRow {
     fn as_row(&self) -> RecordRow<'_> {
-        RecordRow::with_sets(&self.targets, &self.times, &self.sets)
+        RecordRow::with_sets(&self.targets, &self.times, &self.sets, &self.by_id)
     }
     fn find(&self, t: AccountId) -> Option<Record> {
-        let i = self.targets.binary_search(&t).ok()?;
-        Some(Record {
-            updated_at: self.times[i],
-            tagset: self.sets[i],
-        })
+        self.as_row().find(t)
     }
     fn from_row(row: RecordRow<'_>) -> LiveRow {
         LiveRow {
             targets: row.targets.to_vec(),
             times: row.times.to_vec(),
             sets: (0..row.len()).map(|i| row.tagset(i)).collect(),
+            by_id: Vec::new(),
         }
     }
     fn heap_bytes(&self) -> usize {
-        self.targets.capacity() * 4 + self.times.capacity() * 8 + self.sets.capacity() * 4
+        self.targets.capacity() * 4
+            + self.times.capacity() * 8
+            + self.sets.capacity() * 4
+            + self.by_id.capacity() * 8
     }
 }
 
@@ -135,6 +135,14 @@ struct LiveTags {
 /// See the module doc.
 #[derive(Default)]
 pub struct LiveIndex {
+    /// The base's accounts: ids below are the base's.
+    base_accounts: u32,
+    /// The accounts the base lacks, address ascending: ids from
+    /// `base_accounts` on.
+    new_accounts: Vec<Address>,
+    new_ids: FastMap<Address, AccountId>,
+    /// Each new account's order key.
+    new_keys: Vec<u64>,
     lists: FastMap<u64, LiveList>,
     primary: FastMap<AccountId, Option<u64>>,
     following: FastMap<AccountId, LiveRow>,
@@ -164,6 +172,33 @@ impl LiveIndex {
         self.entities
     }
 
+    /// Whether some entity names an account the base lacks.
+    #[inline]
+    pub(super) fn has_new_accounts(&self) -> bool {
+        !self.new_accounts.is_empty()
+    }
+    /// An account the base lacks.
+    #[inline]
+    pub(super) fn new_account(&self, id: AccountId) -> Option<&Address> {
+        self.new_accounts
+            .get(id.checked_sub(self.base_accounts)? as usize)
+    }
+    #[inline]
+    pub(super) fn new_account_id(&self, address: &Address) -> Option<AccountId> {
+        self.new_ids.get(address).copied()
+    }
+    /// A key in address order over the base's accounts and the new ones:
+    /// a base id in the high half with all ones below, a new account the
+    /// count of base addresses below its own in the high half and its
+    /// rank among the new ones at that place below.
+    #[inline]
+    pub fn key(&self, id: AccountId) -> u64 {
+        match id.checked_sub(self.base_accounts) {
+            Some(i) => self.new_keys[i as usize],
+            None => (u64::from(id) << 32) | u64::from(u32::MAX),
+        }
+    }
+
     /// The list's user, if the live index holds the list.
     #[inline]
     pub(super) fn list_user(&self, token_id: u64) -> Option<Option<AccountId>> {
@@ -175,7 +210,7 @@ impl LiveIndex {
         Some(if list.user.is_some() {
             list.row.as_row()
         } else {
-            RecordRow::with_sets(&[], &[], &[])
+            RecordRow::with_sets(&[], &[], &[], &[])
         })
     }
     #[inline]
@@ -286,5 +321,8 @@ impl LiveIndex {
                 .map(|s| s.len() * 8 + 32)
                 .sum::<usize>()
             + self.notifications.heap_bytes()
+            + self.new_accounts.capacity() * 20
+            + self.new_keys.capacity() * 8
+            + self.new_ids.capacity() * 25
     }
 }

@@ -32,10 +32,15 @@ pub(super) fn rows(
     tags: &mut super::LiveTags,
 ) -> Result<NotificationRows, NotLive> {
     let base = &g.base;
-    let id = |a: &Address| base.accounts.id(a).ok_or(NotLive::NewAccount(*a));
+    let n = base.accounts.len() as AccountId;
+    let id = |a: &Address| match base.accounts.id(a) {
+        Some(id) => id,
+        None => out.new_ids[a],
+    };
+    let base_primary = |u: AccountId| (u < n).then(|| base.accounts.primary_list(u)).flatten();
     let primary_live = |u: AccountId| match out.primary.get(&u) {
         Some(&p) => p,
-        None => base.accounts.primary_list(u),
+        None => base_primary(u),
     };
     let user_live = |t: u64| match out.lists.get(&t) {
         Some(l) => l.user,
@@ -50,7 +55,7 @@ pub(super) fn rows(
     lists.extend(ops_of.keys());
     for (&a, &p) in &out.primary {
         lists.extend(p);
-        lists.extend(base.accounts.primary_list(a));
+        lists.extend(base_primary(a));
     }
     // Lists whose base ops leave every row, lists whose base ops stay
     // with another actor (by their base actor), and the new ops with
@@ -79,7 +84,7 @@ pub(super) fn rows(
         for &(op, place) in &ops.ops {
             let n = notification(op, actor, tags, g);
             added
-                .entry(id(&op.op.target)?)
+                .entry(id(&op.op.target))
                 .or_default()
                 .push(((op.updated_at, 1, place), n));
         }
@@ -97,7 +102,11 @@ pub(super) fn rows(
     let rows = touched.into_iter().map(|t| {
         let mut new = added.remove(&t).unwrap_or_default();
         new.sort_unstable_by_key(|e| Reverse(e.0));
-        let of = base.notifications.of(t);
+        let of = if t < n {
+            base.notifications.of(t)
+        } else {
+            crate::graph::Notifications::empty()
+        };
         let kept = (0..of.len()).map(|i| of.get(i)).filter_map(|mut n| {
             let list = base.accounts.primary_list(n.actor);
             if list.is_some_and(|l| dropped.contains(&l)) {

@@ -16,10 +16,9 @@ pub fn common_followers(g: &Graph, a: AccountId, l: AccountId, term: &str) -> Ve
     let mut members = candidates(g, a, l);
     if !term.is_empty() {
         let term = Term::new(term);
-        let index = g.search_index();
-        members.retain(|&c| index.matches(&term, c));
+        members.retain(|&c| g.holds_term(&term, c));
     }
-    members.sort_unstable_by_key(|&c| (Reverse(g.stats(c).mutuals), c));
+    members.sort_unstable_by_key(|&c| (Reverse(g.stats(c).mutuals), g.order_key(c)));
     members
 }
 

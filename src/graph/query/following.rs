@@ -25,12 +25,14 @@ pub fn following_page(
     let kept = (0..row.len()).filter(|&i| filter.keep(g, row.tagset(i)));
     match sort {
         FollowerSort::Latest => first(kept, offset, limit, |i| {
-            (Reverse(row.times[i]), row.targets[i])
+            (Reverse(row.times[i]), g.order_key(row.targets[i]))
         }),
-        FollowerSort::Earliest => first(kept, offset, limit, |i| (row.times[i], row.targets[i])),
+        FollowerSort::Earliest => first(kept, offset, limit, |i| {
+            (row.times[i], g.order_key(row.targets[i]))
+        }),
         FollowerSort::Followers => first(kept, offset, limit, |i| {
             let t = row.targets[i];
-            (Reverse(g.compacted_followers_count(t)), t)
+            (Reverse(g.compacted_followers_count(t)), g.order_key(t))
         }),
     }
 }
@@ -59,8 +61,8 @@ fn first<K: Ord>(
 
 /// Every record of `row`, `updated_at` descending then address ascending
 /// (the order of 27 and 28).
-pub fn newest_first(row: &RecordRow<'_>) -> Vec<usize> {
+pub fn newest_first(g: &Graph, row: &RecordRow<'_>) -> Vec<usize> {
     let mut all: Vec<usize> = (0..row.len()).collect();
-    all.sort_unstable_by_key(|&i| (Reverse(row.times[i]), row.targets[i]));
+    all.sort_unstable_by_key(|&i| (Reverse(row.times[i]), g.order_key(row.targets[i])));
     all
 }

@@ -4,7 +4,7 @@
 
 use crate::graph::AccountId;
 
-/// The ids in both ascending lists, in order, as they are asked for (a
+/// The ids in both lists ascending by `key`, in order, as they are asked for (a
 /// page stops early). Each id of the shorter list is found in the longer
 /// one by stepping over blocks of `SCAN_BLOCK`, then counting within
 /// one: a stream the prefetcher follows. Galloping
@@ -12,42 +12,57 @@ use crate::graph::AccountId;
 /// far sparser in matches: its probes were one cache miss and one
 /// mispredicted branch after another, for a hub's followers against a
 /// few hundred candidates.
-pub fn sorted_intersection<'a>(a: &'a [AccountId], b: &'a [AccountId]) -> SortedIntersection<'a> {
+/// `key` orders both lists (address order: `Graph::order_key`, the id
+/// itself unless a live index holds new accounts).
+pub fn sorted_intersection_by<'a, K: Fn(AccountId) -> u64 + Copy>(
+    a: &'a [AccountId],
+    b: &'a [AccountId],
+    key: K,
+) -> SortedIntersection<'a, K> {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     SortedIntersection {
         short,
         long,
         gallop: long.len() / short.len().max(1) > GALLOP_RATIO,
+        key,
     }
 }
 
-/// See [`sorted_intersection`]: the rest of both lists.
-pub struct SortedIntersection<'a> {
+/// See [`sorted_intersection_by`]: the rest of both lists.
+pub struct SortedIntersection<'a, K> {
     short: &'a [AccountId],
     long: &'a [AccountId],
     gallop: bool,
+    key: K,
 }
 
-impl Iterator for SortedIntersection<'_> {
+impl<K: Fn(AccountId) -> u64 + Copy> Iterator for SortedIntersection<'_, K> {
     type Item = AccountId;
 
     fn next(&mut self) -> Option<AccountId> {
+        let key = self.key;
         while let Some((&x, rest)) = self.short.split_first() {
             self.short = rest;
             let long = self.long;
+            let kx = key(x);
             let i = if self.gallop {
                 let mut step = 1;
-                while step < long.len() && long[step - 1] < x {
+                while step < long.len() && key(long[step - 1]) < kx {
                     step *= 2;
                 }
-                long[..step.min(long.len())].partition_point(|&y| y < x)
+                long[..step.min(long.len())].partition_point(|&y| key(y) < kx)
             } else {
                 let mut skipped = 0;
-                while long.len() - skipped > SCAN_BLOCK && long[skipped + SCAN_BLOCK - 1] < x {
+                while long.len() - skipped > SCAN_BLOCK && key(long[skipped + SCAN_BLOCK - 1]) < kx
+                {
                     skipped += SCAN_BLOCK;
                 }
                 let block = &long[skipped..long.len().min(skipped + SCAN_BLOCK)];
-                skipped + block.iter().map(|&y| usize::from(y < x)).sum::<usize>()
+                skipped
+                    + block
+                        .iter()
+                        .map(|&y| usize::from(key(y) < kx))
+                        .sum::<usize>()
             };
             self.long = &long[i..];
             match self.long.split_first() {
@@ -70,7 +85,7 @@ const GALLOP_RATIO: usize = 1024;
 
 #[cfg(test)]
 mod tests {
-    use super::sorted_intersection;
+    use super::sorted_intersection_by;
 
     #[test]
     fn intersection_of_sorted_lists() {
@@ -92,7 +107,7 @@ mod tests {
                     .copied()
                     .filter(|x| x % 3 == 0 && *x < n * 3)
                     .collect();
-                let both = |a, b| sorted_intersection(a, b).collect::<Vec<_>>();
+                let both = |a, b| sorted_intersection_by(a, b, u64::from).collect::<Vec<_>>();
                 assert_eq!(both(&short, &long), want, "{short:?}");
                 assert_eq!(both(&long, &short), want, "{short:?}");
             }

@@ -16,7 +16,7 @@
 use std::ops::Range;
 
 use super::followers::{RecordBatch, BATCH};
-use super::intersect::sorted_intersection;
+use super::intersect::sorted_intersection_by;
 use super::{shown, Exclude, PageFill};
 use crate::graph::{AccountId, Graph, IndexCost, Record, RecordRow, Term};
 
@@ -60,10 +60,11 @@ pub fn search_followers(
                 .into_iter()
                 .map(|p| board[p as usize]),
         );
-        ids.sort_unstable();
+        let key = |id| g.order_key(id);
+        ids.sort_unstable_by_key(|&id| key(id));
         // Found among the followers lazily: the page's ten are usually
         // in the first seventh of them.
-        Box::new(sorted_intersection(&ids, followers).filter(|&id| index.matches(&term, id)))
+        Box::new(sorted_intersection_by(&ids, followers, key).filter(|&id| g.holds_term(&term, id)))
     } else {
         let resume = match first.last() {
             Some(&last) if first.len() == wanted => last + 1,
@@ -185,7 +186,7 @@ pub(super) fn matching<'a>(
         if i + NAME_AHEAD < end {
             index.prefetch_name(term, member(i + NAME_AHEAD));
         }
-        index.matches(term, member(i))
+        g.holds_term(term, member(i))
     })
 }
 
