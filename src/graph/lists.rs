@@ -9,8 +9,9 @@
 //!   largest when ids are dense, else 16 per list); ordinals follow token
 //!   ids, so ordinal order is token order;
 //! - per ordinal its user (4 bytes; `NO_USER` for the zero address),
-//!   owner and manager (8 bytes; the live index reads them); the lists
-//!   with ops that are not visible (4 bytes each, few);
+//!   owner and manager (8 bytes; the live index reads them); the ops of
+//!   lists that are not visible (~70 bytes each, few: a live index needs
+//!   them when such a list becomes primary);
 //! - the own records of the other lists: a [`Records`] (the forward
 //!   index's type) whose row is the list's ordinal, 12 bytes per record.
 //!   A primary list's own records are its user's row of the forward index;
@@ -27,6 +28,7 @@ use rayon::prelude::*;
 
 use super::intern::Interner;
 use super::lookup::{TokenMap, NO_USER};
+use super::notifications::HiddenOp;
 use super::records::Records;
 use super::AccountId;
 use crate::snapshot::{Address, ListRow};
@@ -62,8 +64,8 @@ pub(super) struct Lists {
     users: Vec<AccountId>,
     /// Per ordinal: owner and manager.
     roles: Vec<[AccountId; 2]>,
-    /// Ordinals of the lists with ops that are not visible, sorted.
-    hidden_ops: Vec<u32>,
+    /// The ops of lists that are not visible, by token then `seq`.
+    hidden_ops: Vec<(u64, HiddenOp)>,
     others: Records,
     by_account_offsets: Vec<u32>,
     by_account: Vec<u64>,
@@ -98,11 +100,12 @@ impl Lists {
         ])
     }
 
-    /// Whether the list has ops the graph does not keep (it is not its
-    /// user's primary list).
-    pub(super) fn has_hidden_ops(&self, token_id: u64) -> bool {
-        self.ordinal(token_id)
-            .is_some_and(|o| self.hidden_ops.binary_search(&o).is_ok())
+    /// The list's ops that are not visible (it is not its user's primary
+    /// list), by `seq`.
+    pub(super) fn hidden_ops(&self, token_id: u64) -> &[(u64, HiddenOp)] {
+        let from = self.hidden_ops.partition_point(|h| h.0 < token_id);
+        let to = from + self.hidden_ops[from..].partition_point(|h| h.0 == token_id);
+        &self.hidden_ops[from..to]
     }
 
     /// Where the list's own records are (`primary_list`: its user's
@@ -150,7 +153,11 @@ impl Lists {
             + self.tokens.capacity() * 8
             + self.users.capacity() * 4
             + self.roles.capacity() * 8
-            + self.hidden_ops.capacity() * 4
+            + self
+                .hidden_ops
+                .iter()
+                .map(|(_, op)| std::mem::size_of::<(u64, HiddenOp)>() + op.tag.len())
+                .sum::<usize>()
             + self.others.heap_bytes()
             + self.by_account_offsets.capacity() * 4
             + self.by_account.capacity() * 8
@@ -345,12 +352,20 @@ mod tests {
             forward_csr(Vec::new(), &perm, "t").ok().unwrap(),
             Vec::new(),
         );
+        let hidden = HiddenOp {
+            seq: 3,
+            updated_at: 10,
+            target: [1; 20],
+            opcode: 1,
+            tag: "".into(),
+        };
         let facts = crate::graph::notifications::ListOpFacts {
             listed: 5,
-            hidden: vec![1],
+            hidden: vec![(7, hidden)],
         };
         let lists = b.finish(ordinals, &perm, others, |id| id == 0, facts);
-        assert!(lists.has_hidden_ops(7) && !lists.has_hidden_ops(9));
+        assert_eq!(lists.hidden_ops(7).len(), 1);
+        assert!(lists.hidden_ops(9).is_empty() && lists.hidden_ops(8).is_empty());
         // Final ids follow addresses: 0x..01 is 0, 0x..02 is 1, 0x..03 is 2.
         assert_eq!(n, 3);
         assert_eq!(lists.stats().list_count, 3);

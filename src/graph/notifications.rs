@@ -234,8 +234,8 @@ struct OpGroup {
     ordered: bool,
     /// Ops of lists in `lists` (for `/stats`).
     listed: u64,
-    /// Ordinals of the lists in `lists` with ops that are not visible.
-    hidden: Vec<u32>,
+    /// The ops of lists in `lists` that are not visible, by list.
+    hidden: Vec<(u64, HiddenOp)>,
 }
 
 /// The notification index while account ids are provisional: rows by
@@ -268,11 +268,23 @@ impl NotificationsBuilder {
 }
 
 /// What the ops scan reports besides the ops: how many are of lists in
-/// `lists` (for `/stats`), and the ordinals of the lists in `lists` with
-/// ops that are not visible (not a primary list's), sorted.
+/// `lists` (for `/stats`), and the ops of lists in `lists` that are not
+/// visible (not a primary list's), by token then `seq`.
 pub(super) struct ListOpFacts {
     pub(super) listed: u64,
-    pub(super) hidden: Vec<u32>,
+    pub(super) hidden: Vec<(u64, HiddenOp)>,
+}
+
+/// An op of a list in `lists` that is not its user's primary list: no
+/// notification, kept whole (few) for a live index in which the list
+/// becomes primary (`live/notify.rs`).
+#[derive(Clone, Debug)]
+pub(super) struct HiddenOp {
+    pub(super) seq: u64,
+    pub(super) updated_at: i64,
+    pub(super) target: Address,
+    pub(super) opcode: u8,
+    pub(super) tag: Box<str>,
 }
 
 /// The visible ops of `list_ops` in file order, targets and actors in
@@ -286,7 +298,7 @@ pub(super) fn scan_ops(
     interner: &Interner,
     tags: &SharedTags,
 ) -> Result<(ScannedOps, ListOpFacts), Stop> {
-    let (items, groups) = scan_list_ops(
+    let (items, mut groups) = scan_list_ops(
         src,
         e,
         || OpGroup {
@@ -312,8 +324,17 @@ pub(super) fn scan_ops(
                 g.listed += 1;
             }
             let Some(actor) = primary.get(o.token_id) else {
-                if let Some(ordinal) = ordinal.filter(|&o| g.hidden.last() != Some(&o)) {
-                    g.hidden.push(ordinal);
+                if ordinal.is_some() {
+                    g.hidden.push((
+                        o.token_id,
+                        HiddenOp {
+                            seq: o.seq,
+                            updated_at: o.updated_at,
+                            target: o.target,
+                            opcode: o.opcode,
+                            tag: o.tag.into(),
+                        },
+                    ));
                 }
                 return None;
             };
@@ -362,12 +383,11 @@ pub(super) fn scan_ops(
     let mut tagged: Vec<(u32, u32)> = Vec::new();
     let mut base = 0u32;
     let listed_ops = groups.iter().map(|g| g.listed).sum();
-    let mut hidden: Vec<u32> = groups
-        .iter()
-        .flat_map(|g| g.hidden.iter().copied())
+    let mut hidden: Vec<(u64, HiddenOp)> = groups
+        .iter_mut()
+        .flat_map(|g| std::mem::take(&mut g.hidden))
         .collect();
-    hidden.sort_unstable();
-    hidden.dedup();
+    hidden.sort_by_key(|(token, op)| (*token, op.seq));
     for g in groups {
         tagged.extend(g.tagged.iter().map(|&(i, tag)| (base + i, tag)));
         base += g.kept;

@@ -11,11 +11,11 @@
 //! Requests see a state only through `Live`'s atomic swap, so a poll is
 //! served whole or not at all. After each changing poll the held entities
 //! are laid over the served base as a live index (`graph::live`); the
-//! few changes a live index cannot hold (a new account, a list with
-//! hidden ops becoming primary) are served by a compaction at once (once
-//! the last build has rested as long as it ran, or when a `cache=fresh`
-//! request waits, [`Tail::barrier`]). Otherwise a compaction runs
-//! `--compact-interval` after the first change it folds in.
+//! rare change a live index cannot hold (`graph::live::NotLive`) is
+//! served by a compaction at once (once the last build has rested as
+//! long as it ran, or when a `cache=fresh` request waits,
+//! [`Tail::barrier`]). Otherwise a compaction runs `--compact-interval`
+//! after the first change it folds in.
 //!
 //! Cost per poll: one index probe per chain for the positions, the
 //! events of the lookback window, primary-key lookups for the records,

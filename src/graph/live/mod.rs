@@ -23,10 +23,10 @@
 //! [`LiveIndex::key`] (address order over both), and the few queries
 //! that compare ids across rows compare keys (`Graph::order_key`).
 //!
-//! One change cannot be laid over a base ([`NotLive`]): a list the base
-//! holds becoming a primary list while it has ops the base kept hidden
-//! (they are not in the graph, and their `seq`s order them among the
-//! others). The tail compacts instead.
+//! One change cannot be laid over a base ([`NotLive`]): a list becoming
+//! primary whose hidden ops tie in `updated_at` with a target's visible
+//! ones (only `seq`s, which the graph keeps for hidden ops alone, order
+//! them). The tail compacts instead.
 //!
 //! Cost (k live lists with r records, f changed following rows, t
 //! followed accounts they name with d followers on average): built in
@@ -48,15 +48,19 @@ pub use build::{Changes, ListOps};
 /// fold them into a new one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotLive {
-    /// A list the base holds became its user's primary list: the ops the
-    /// base kept hidden are not in the graph.
+    /// A list the base holds became its user's primary list, and an op it
+    /// had while hidden has the `updated_at` of a visible op of the same
+    /// target (their `seq`s would order them).
     HiddenOps(u64),
 }
 
 impl std::fmt::Display for NotLive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NotLive::HiddenOps(t) => write!(f, "list {t} became a primary list"),
+            NotLive::HiddenOps(t) => write!(
+                f,
+                "list {t} became a primary list with an op at the time of another"
+            ),
         }
     }
 }

@@ -8,9 +8,11 @@
 //! ones by their place among the new ops descending. A target's row is
 //! its base row without the ops of lists that stopped being primary (or
 //! whose history was read again), with the new actor of lists whose user
-//! changed while they stayed primary, merged with the new ops. A list
-//! that becomes primary with ops the base kept hidden would bring ops the
-//! graph does not have: [`NotLive::HiddenOps`].
+//! changed while they stayed primary, with the ops the base kept hidden of
+//! lists that became primary (the lists index keeps them), merged with the
+//! new ops. Such a hidden op at the very `updated_at` of one of the row's
+//! base ops would need both `seq`s, which the graph keeps only for hidden
+//! ops: [`NotLive::HiddenOps`], and the tail compacts.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,6 +64,7 @@ pub(super) fn rows(
     // their targets.
     let mut dropped: BTreeSet<u64> = BTreeSet::new();
     let mut moved: BTreeMap<AccountId, AccountId> = BTreeMap::new();
+    let mut joined: BTreeMap<u64, AccountId> = BTreeMap::new();
     let mut added: BTreeMap<AccountId, Vec<(Key, Notification)>> = BTreeMap::new();
     for &l in &lists {
         let (was, now) = (actor_base(l), actor_live(l));
@@ -75,7 +78,9 @@ pub(super) fn rows(
             (Some(_), None) => {
                 dropped.insert(l);
             }
-            (None, Some(_)) if base.lists.has_hidden_ops(l) => return Err(NotLive::HiddenOps(l)),
+            (None, Some(b)) if !base.lists.hidden_ops(l).is_empty() => {
+                joined.insert(l, b);
+            }
             _ => {}
         }
         let (Some(actor), Some(ops)) = (now, ops) else {
@@ -91,7 +96,31 @@ pub(super) fn rows(
     }
     // The targets of the base ops that leave or change actor: from the
     // base's rows by actor.
-    let mut touched: BTreeSet<AccountId> = added.keys().copied().collect();
+    // The base ops of lists that became primary, by target.
+    let mut joins: BTreeMap<AccountId, Vec<(Key, Notification)>> = BTreeMap::new();
+    for (&l, &actor) in &joined {
+        for (_, op) in base.lists.hidden_ops(l) {
+            let target = base.accounts.id(&op.target);
+            let Some(t) = target.or_else(|| out.new_ids.get(&op.target).copied()) else {
+                return Err(NotLive::HiddenOps(l));
+            };
+            let n = Notification {
+                updated_at: op.updated_at,
+                actor,
+                opcode: op.opcode,
+                tag_id: if op.opcode >= OP_TAG {
+                    tags.tag(g, &op.tag)
+                } else {
+                    0
+                },
+            };
+            joins
+                .entry(t)
+                .or_default()
+                .push(((op.updated_at, 0, op.seq), n));
+        }
+    }
+    let mut touched: BTreeSet<AccountId> = added.keys().chain(joins.keys()).copied().collect();
     let mut actors: Vec<AccountId> = dropped.iter().filter_map(|&l| actor_base(l)).collect();
     actors.extend(moved.keys());
     if !actors.is_empty() {
@@ -99,9 +128,12 @@ pub(super) fn rows(
         touched.extend(base.notifications.targets_of(&actors));
     }
 
-    let rows = touched.into_iter().map(|t| {
+    let mut rows = Vec::with_capacity(touched.len());
+    for t in touched {
         let mut new = added.remove(&t).unwrap_or_default();
         new.sort_unstable_by_key(|e| Reverse(e.0));
+        let mut join = joins.remove(&t).unwrap_or_default();
+        join.sort_unstable_by_key(|e| Reverse(e.0));
         let of = if t < n {
             base.notifications.of(t)
         } else {
@@ -117,9 +149,38 @@ pub(super) fn rows(
             }
             Some(n)
         });
-        (t, merge_newest_first(kept, new))
-    });
-    Ok(NotificationRows::new(rows))
+        let Some(base_ops) = merge_base(kept, join) else {
+            // A joining op at the time of a base op: their `seq`s (which
+            // the graph does not keep for visible ops) would order them.
+            return Err(NotLive::HiddenOps(
+                joined.keys().next().copied().unwrap_or(0),
+            ));
+        };
+        rows.push((t, merge_newest_first(base_ops.into_iter(), new)));
+    }
+    Ok(NotificationRows::new(rows.into_iter()))
+}
+
+/// A base row (newest first) with the base ops of lists that became
+/// primary (newest first); `None` when one of them has the `updated_at`
+/// of a row's op.
+fn merge_base(
+    row: impl Iterator<Item = Notification>,
+    joined: Vec<(Key, Notification)>,
+) -> Option<Vec<Notification>> {
+    let mut out = Vec::new();
+    let mut joined = joined.into_iter().peekable();
+    for b in row {
+        while let Some((_, n)) = joined.next_if(|(k, _)| k.0 > b.updated_at) {
+            out.push(n);
+        }
+        if joined.peek().is_some_and(|(k, _)| k.0 == b.updated_at) {
+            return None;
+        }
+        out.push(b);
+    }
+    out.extend(joined.map(|(_, n)| n));
+    Some(out)
 }
 
 /// A base row (newest first) merged with new ops (newest first): at

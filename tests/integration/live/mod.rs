@@ -384,6 +384,30 @@ fn without_a_compaction(seed_events: u64, every_account: bool) {
             ix.op(&at, 1, &account(a), "", false);
         }
     }
+    // List 50, account 1's but not its primary list: its ops are hidden
+    // in the base until account 1 makes it primary.
+    let second: Slot = (BASE, slot(50));
+    ix.mint(50, &account(1));
+    ix.set_location(50, &second);
+    ix.set_role(&second, "user", &account(1));
+    for (a, tag) in [(2, ""), (3, ""), (30, ""), (3, "friend")] {
+        ix.op(
+            &second,
+            if tag.is_empty() { 1 } else { 3 },
+            &account(a),
+            tag,
+            false,
+        );
+    }
+    // A blocked record of a list's user in the base (see the end).
+    let l5 = ix.lists[&5].clone().expect("located");
+    ix.op(&l5, 1, &account(4), "", false);
+    ix.op(&l5, 3, &account(4), "block", false);
+    // Beyond the lookback of the tail's replay from the anchor: the live
+    // index brings them in, not a re-read of the list's history.
+    ix.skip_blocks(BASE, 1000);
+    let opcode = if ix.follows(&at, &account(29)) { 2 } else { 1 };
+    ix.op(&at, opcode, &account(29), "", false);
     let root = tempfile::tempdir().expect("tempdir");
     export_ok(&pg.url(), root.path(), &["--name", "snap-a"]);
     let base = TestServer::spawn(
@@ -393,7 +417,27 @@ fn without_a_compaction(seed_events: u64, every_account: bool) {
     );
     let url = read_only_url(&pg);
     let live = serve_tail(root.path(), &url, &["--compact-interval", "3600"]);
+    ix.set_primary(&account(1), 50);
     run_events(&mut ix, &live, seed_events, 80);
+    ix.set_role(&second, "user", &account(1));
+    ix.set_primary(&account(1), 50);
+    ix.op(&second, 1, &account(31), "", false);
+    // List 2 changes user while it stays a primary list: its base ops
+    // change actor.
+    ix.set_primary(&account(3), 2);
+    let l2 = ix.lists[&2].clone().expect("located");
+    ix.set_role(&l2, "user", &account(3));
+    // The blocked record of the base, then another change of the
+    // blocking list: the hidden followers of 12 are counted again.
+    let l5 = ix.lists[&5].clone().expect("located");
+    if !ix.follows(&l5, &account(4)) {
+        ix.op(&l5, 1, &account(4), "", false);
+    }
+    if !ix.tagged(&l5, &account(4), "block") {
+        ix.op(&l5, 3, &account(4), "block", false);
+    }
+    let opcode = if ix.follows(&l5, &account(28)) { 2 } else { 1 };
+    ix.op(&l5, opcode, &account(28), "", false);
 
     let (exported, _fresh) = fresh_export(&pg, "snap-b");
     assert_eq!(live.get(&with_fresh("/api/v1/stats")).status, 200);
