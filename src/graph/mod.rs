@@ -552,18 +552,25 @@ impl Graph {
     pub fn live(&self) -> Option<&LiveIndex> {
         self.live.as_deref()
     }
-    /// This graph's base with the tail's entities on top (a live index
-    /// `self` holds is replaced).
-    pub fn with_live(&self, changes: &live::Changes<'_>) -> Result<Graph, live::NotLive> {
-        let live = LiveIndex::build(self, changes)?;
-        Ok(Graph {
+    /// This graph without a live index it may hold (its base shared).
+    pub fn base_only(&self) -> Graph {
+        Graph {
             name: self.name.clone(),
             created_at_ms: self.created_at_ms,
             created_at: self.created_at.clone(),
             anchor: self.anchor.clone(),
             table_counts: self.table_counts.clone(),
             base: self.base.clone(),
+            live: None,
+        }
+    }
+    /// This graph's base with the tail's entities on top (a live index
+    /// `self` holds is replaced).
+    pub fn with_live(&self, changes: &live::Changes<'_>) -> Result<Graph, live::NotLive> {
+        let live = LiveIndex::build(self, changes)?;
+        Ok(Graph {
             live: Some(std::sync::Arc::new(live)),
+            ..self.base_only()
         })
     }
 

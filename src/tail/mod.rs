@@ -28,7 +28,9 @@
 //! says (milliseconds); a compaction a load of the base's rows plus a
 //! graph build.
 
+mod compaction;
 mod overlay;
+mod poll;
 mod state;
 
 use std::collections::BTreeMap;

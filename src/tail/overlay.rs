@@ -6,7 +6,9 @@
 //!
 //! `merge` lays the entities over the base's rows and gives the rows an
 //! export at the last poll would have written: the compaction builds the
-//! next base from them.
+//! next base from them. Each entity remembers the poll that re-read it,
+//! so what arrived while a compaction ran stays held over the new base
+//! (`after`).
 //!
 //! Cost: memory is the re-read rows (a list's records, tags, new ops);
 //! `merge` is O(rows of the base) plus a sort of the ops, once per
@@ -18,19 +20,24 @@ use crate::export::reread::{OpKey, Reread};
 use crate::graph::live::{Changes, ListOps};
 use crate::snapshot::{Address, ListState, OpRow, Tables};
 
-/// A list's ops beyond the base: appended to the base's, or its whole
-/// history (read again after a storage-location change or a late op).
-#[derive(Clone, Debug)]
-enum LiveOps {
-    Append(Vec<(OpRow, OpKey)>),
-    Replace(Vec<(OpRow, OpKey)>),
+/// A list's ops beyond the base: appended to the base's, or (once its
+/// whole history was read again) all of them; each op with the poll that
+/// applied it.
+#[derive(Clone, Debug, Default)]
+struct HeldOps {
+    /// The poll that read the list's whole history last, if one did.
+    replaced_at: Option<u64>,
+    ops: Vec<(OpRow, OpKey, u64)>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Overlay {
     lists: BTreeMap<u64, ListState>,
     primary: BTreeMap<Address, Option<u64>>,
-    ops: BTreeMap<u64, LiveOps>,
+    ops: BTreeMap<u64, HeldOps>,
+    /// The poll that last re-read each list and account.
+    list_polls: BTreeMap<u64, u64>,
+    primary_polls: BTreeMap<Address, u64>,
 }
 
 impl Overlay {
@@ -43,29 +50,75 @@ impl Overlay {
         self.lists.is_empty() && self.primary.is_empty() && self.ops.is_empty()
     }
 
-    /// Lays one poll's re-reads over the entities held so far.
-    pub fn apply(&mut self, reread: Reread) {
-        self.lists.extend(reread.lists);
-        self.primary.extend(reread.primary);
+    /// Lays poll `poll`'s re-reads over the entities held so far.
+    pub fn apply(&mut self, reread: Reread, poll: u64) {
+        for (token, state) in reread.lists {
+            self.list_polls.insert(token, poll);
+            self.lists.insert(token, state);
+        }
+        for (address, primary) in reread.primary {
+            self.primary_polls.insert(address, poll);
+            self.primary.insert(address, primary);
+        }
         for (token, history) in reread.rescanned {
-            self.ops.insert(token, LiveOps::Replace(history));
+            let ops = history.into_iter().map(|(o, k)| (o, k, poll)).collect();
+            self.ops.insert(
+                token,
+                HeldOps {
+                    replaced_at: Some(poll),
+                    ops,
+                },
+            );
         }
         for (row, key) in reread.ops {
-            let entry = self
-                .ops
-                .entry(row.token_id)
-                .or_insert_with(|| LiveOps::Append(Vec::new()));
-            match entry {
-                LiveOps::Append(v) | LiveOps::Replace(v) => {
-                    // A re-applied poll adds no op twice.
-                    if !v
-                        .iter()
-                        .any(|(r, k)| *k == key && r.token_id == row.token_id)
-                    {
-                        v.push((row, key));
-                    }
-                }
+            let held = self.ops.entry(row.token_id).or_default();
+            // A re-applied poll adds no op twice.
+            if !held.ops.iter().any(|(_, k, _)| *k == key) {
+                held.ops.push((row, key, poll));
             }
+        }
+    }
+
+    /// What is held beyond poll `poll`: the entities re-read after it,
+    /// over a base that holds everything up to it (a compaction's).
+    pub fn after(&self, poll: u64) -> Overlay {
+        let newer = |p: &u64| *p > poll;
+        let lists: BTreeMap<u64, ListState> = self
+            .lists
+            .iter()
+            .filter(|(t, _)| self.list_polls.get(*t).is_some_and(newer))
+            .map(|(t, l)| (*t, l.clone()))
+            .collect();
+        let primary: BTreeMap<Address, Option<u64>> = self
+            .primary
+            .iter()
+            .filter(|(a, _)| self.primary_polls.get(*a).is_some_and(newer))
+            .map(|(a, p)| (*a, *p))
+            .collect();
+        let ops = self
+            .ops
+            .iter()
+            .filter_map(|(&token, held)| {
+                let kept = if held.replaced_at.is_some_and(|p| p > poll) {
+                    held.clone()
+                } else {
+                    HeldOps {
+                        replaced_at: None,
+                        ops: held.ops.iter().filter(|o| o.2 > poll).cloned().collect(),
+                    }
+                };
+                (!kept.ops.is_empty() || kept.replaced_at.is_some()).then_some((token, kept))
+            })
+            .collect();
+        Overlay {
+            list_polls: lists.keys().map(|t| (*t, self.list_polls[t])).collect(),
+            primary_polls: primary
+                .keys()
+                .map(|a| (*a, self.primary_polls[a]))
+                .collect(),
+            lists,
+            primary,
+            ops,
         }
     }
 
@@ -75,10 +128,7 @@ impl Overlay {
         let mut places: Vec<(OpKey, u64)> = self
             .ops
             .values()
-            .flat_map(|ops| {
-                let (LiveOps::Append(v) | LiveOps::Replace(v)) = ops;
-                v.iter().map(|(o, key)| (*key, o.token_id))
-            })
+            .flat_map(|held| held.ops.iter().map(|(o, key, _)| (*key, o.token_id)))
             .collect();
         places.sort_unstable();
         let place_of: BTreeMap<(OpKey, u64), u64> = places
@@ -89,19 +139,14 @@ impl Overlay {
         let ops = self
             .ops
             .iter()
-            .map(|(&token, ops)| {
-                let (replace, v) = match ops {
-                    LiveOps::Append(v) => (false, v),
-                    LiveOps::Replace(v) => (true, v),
-                };
-                ListOps {
-                    token,
-                    replace,
-                    ops: v
-                        .iter()
-                        .map(|(o, key)| (o, place_of[&(*key, o.token_id)]))
-                        .collect(),
-                }
+            .map(|(&token, held)| ListOps {
+                token,
+                replace: held.replaced_at.is_some(),
+                ops: held
+                    .ops
+                    .iter()
+                    .map(|(o, key, _)| (o, place_of[&(*key, o.token_id)]))
+                    .collect(),
             })
             .collect();
         Changes {
@@ -170,17 +215,17 @@ impl Overlay {
             Base(u64),
             New(OpKey, u64),
         }
-        let replaced = |t: &u64| matches!(self.ops.get(t), Some(LiveOps::Replace(_)));
+        let replaced = |t: &u64| self.ops.get(t).is_some_and(|h| h.replaced_at.is_some());
         let mut all: Vec<(i64, Order, &OpRow)> = base
             .iter()
             .filter(|o| !replaced(&o.token_id))
             .map(|o| (o.updated_at, Order::Base(o.seq), o))
             .collect();
-        for ops in self.ops.values() {
-            let (LiveOps::Append(v) | LiveOps::Replace(v)) = ops;
+        for held in self.ops.values() {
             all.extend(
-                v.iter()
-                    .map(|(o, key)| (o.updated_at, Order::New(*key, o.token_id), o)),
+                held.ops
+                    .iter()
+                    .map(|(o, key, _)| (o.updated_at, Order::New(*key, o.token_id), o)),
             );
         }
         all.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
@@ -265,11 +310,11 @@ mod tests {
         reread
             .ops
             .push((op(1, 1, 15, 7), (15_000, 8453, [9, 0, 0])));
-        overlay.apply(reread);
+        overlay.apply(reread, 1);
         // The same poll again changes nothing.
         let mut again = Reread::default();
         again.ops.push((op(1, 1, 15, 7), (15_000, 8453, [9, 0, 0])));
-        overlay.apply(again);
+        overlay.apply(again, 2);
         let merged = overlay.merge(&base);
         assert_eq!(merged.lists, vec![list(1, 3), list(2, 2), list(5, 5)]);
         let records: Vec<(u64, u8)> = merged
@@ -304,7 +349,7 @@ mod tests {
             .rescanned
             .insert(1, vec![(op(1, 7, 12, 6), (12_000, 1, [1, 0, 0]))]);
         reread.primary.insert([1; 20], None);
-        overlay.apply(reread);
+        overlay.apply(reread, 1);
         let merged = overlay.merge(&base);
         assert!(merged.primary_lists.is_empty());
         let ops: Vec<(u64, u8)> = merged
@@ -313,5 +358,42 @@ mod tests {
             .map(|o| (o.seq, o.op.target[0]))
             .collect();
         assert_eq!(ops, vec![(1, 6)]);
+    }
+
+    #[test]
+    fn after_a_poll_holds_what_later_polls_read() {
+        let mut overlay = Overlay::default();
+        let mut first = Reread::default();
+        first.lists.insert(1, ListState::default());
+        first.primary.insert([1; 20], Some(1));
+        first.ops.push((op(1, 0, 10, 9), (10_000, 1, [1, 0, 0])));
+        first
+            .rescanned
+            .insert(2, vec![(op(2, 0, 11, 8), (11_000, 1, [2, 0, 0]))]);
+        overlay.apply(first, 1);
+        let mut second = Reread::default();
+        second.lists.insert(3, ListState::default());
+        second.ops.push((op(1, 0, 12, 7), (12_000, 1, [3, 0, 0])));
+        second.ops.push((op(2, 0, 13, 6), (13_000, 1, [4, 0, 0])));
+        overlay.apply(second, 2);
+
+        let after = overlay.after(1);
+        assert_eq!(after.lists.keys().copied().collect::<Vec<_>>(), vec![3]);
+        assert!(after.primary.is_empty());
+        // List 1's later op is appended; list 2's history was read at
+        // poll 1, so only its later op is beyond it.
+        let ops = |t: u64| {
+            let held = &after.ops[&t];
+            let keys: Vec<[u64; 3]> = held.ops.iter().map(|o| o.1 .2).collect();
+            (held.replaced_at, keys)
+        };
+        assert_eq!(ops(1), (None, vec![[3, 0, 0]]));
+        assert_eq!(ops(2), (None, vec![[4, 0, 0]]));
+        assert!(overlay.after(2).is_empty());
+        // Before every poll, all of it (list 2 still replaced).
+        let all = overlay.after(0);
+        assert_eq!(all.entities(), overlay.entities());
+        assert_eq!(all.ops[&2].replaced_at, Some(1));
+        assert_eq!(all.ops[&2].ops.len(), 2);
     }
 }

@@ -9,27 +9,20 @@ use std::time::{Duration, Instant};
 
 use tokio_postgres::Client;
 
+use super::compaction::{self, BaseRows, Built, Compaction, Job};
 use super::{lock, Overlay, Shared, FIRST_BACKOFF, FRESH_POLL_SPACING, MAX_BACKOFF};
-use crate::export::reread::{self, Event, Touch, Touched};
-use crate::export::Skips;
 use crate::graph::Graph;
 use crate::live::{now_ms, retire, Live, Origin};
-use crate::snapshot::{Anchor, Position, SnapshotError, SnapshotErrorKind, Tables};
+use crate::snapshot::{Position, SnapshotError, SnapshotErrorKind};
 
 /// The pause after a failed compaction.
 const COMPACT_RETRY: Duration = Duration::from_secs(5);
-
-/// Where the base's rows are read from at the next compaction.
-enum BaseRows {
-    Files(Origin),
-    /// A compacted base's rows, kept (it has no files).
-    Rows(Arc<Tables>),
-}
 
 /// The tail's state before a new snapshot, put back when its replay
 /// fails.
 struct Saved {
     base: Option<BaseRows>,
+    base_graph: Option<Graph>,
     base_name: String,
     overlay: Overlay,
     positions: Option<BTreeMap<i64, Position>>,
@@ -42,6 +35,7 @@ struct Saved {
 impl Saved {
     fn restore(self, state: &mut State) {
         state.base = self.base;
+        state.base_graph = self.base_graph;
         state.base_name = self.base_name;
         state.overlay = self.overlay;
         state.positions = self.positions;
@@ -74,6 +68,10 @@ struct State {
     applied: BTreeMap<i64, BTreeSet<Position>>,
     overlay: Overlay,
     base: Option<BaseRows>,
+    /// The base's graph (no live index): what live indexes lie over.
+    base_graph: Option<Graph>,
+    /// A compaction running off this thread.
+    compacting: Option<Compaction>,
     base_name: String,
     /// The first poll whose entities are not yet served, and when (they
     /// wait for a compaction: the live index cannot hold them).
@@ -116,6 +114,8 @@ pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64)
         applied: BTreeMap::new(),
         overlay: Overlay::default(),
         base: None,
+        base_graph: None,
+        compacting: None,
         base_name: String::new(),
         unserved_since: None,
         held_since: None,
@@ -149,12 +149,16 @@ impl State {
             if Instant::now() >= self.next_poll || (fresh && self.backoff.is_none()) {
                 self.poll();
             }
-            if self.compaction_due()
-                || (self.replaying
-                    && self.unserved_since.is_some()
-                    && Instant::now() >= self.compact_not_before)
+            if self.compacting.as_ref().is_some_and(Compaction::is_done) {
+                self.finish_compaction();
+            }
+            if self.compacting.is_none()
+                && (self.compaction_due()
+                    || (self.replaying
+                        && self.unserved_since.is_some()
+                        && Instant::now() >= self.compact_not_before))
             {
-                self.compact();
+                self.start_compaction();
             }
             if self.last_poll.is_some() {
                 self.replaying = false;
@@ -180,8 +184,14 @@ impl State {
                     .map_or(now, |t| t + FRESH_POLL_SPACING);
                 due = due.min(spaced);
             }
-            if let Some(at) = self.next_compaction() {
-                due = due.min(at);
+            match &self.compacting {
+                Some(c) if c.is_done() => return (None, fresh),
+                Some(_) => {}
+                None => {
+                    if let Some(at) = self.next_compaction() {
+                        due = due.min(at);
+                    }
+                }
             }
             if self.base.is_some() && now >= due {
                 return (None, fresh);
@@ -233,9 +243,15 @@ impl State {
     /// anchor first, so no answer loses an event it already showed.
     fn take_base(&mut self, graph: Graph, origin: Origin, took: Duration) {
         let first = self.base.is_none();
+        if let Some(running) = self.compacting.take() {
+            // Its base is on its way out: the new snapshot is replayed
+            // with every held entity instead.
+            let _ = running.finish();
+        }
         self.last_build = (Instant::now(), took);
         let saved = (!first).then(|| Saved {
             base: self.base.take(),
+            base_graph: self.base_graph.take(),
             base_name: self.base_name.clone(),
             overlay: std::mem::take(&mut self.overlay),
             positions: self.positions.clone(),
@@ -275,6 +291,7 @@ impl State {
             }
         }
         let Some(saved) = saved else {
+            self.base_graph = Some(graph.base_only());
             self.publish(graph, took);
             self.next_poll = Instant::now();
             self.replaying = true;
@@ -290,7 +307,10 @@ impl State {
         let replayed = self.shared.counters.polls_error.load(Ordering::Relaxed) == failures;
         let next = if replayed {
             let db_time = self.last_poll.map_or(graph.created_at_ms, |(_, t)| t);
-            self.build_next(db_time)
+            match self.job(db_time) {
+                Some(job) => compaction::build(job).map(Some),
+                None => Ok(None),
+            }
         } else {
             Err(SnapshotError::new(
                 SnapshotErrorKind::StoreUnreachable,
@@ -305,6 +325,7 @@ impl State {
             }
             Ok(None) => {
                 self.unserved_since = None;
+                self.base_graph = Some(graph.base_only());
                 self.publish(graph, took);
                 if let Some((number, _)) = self.last_poll {
                     self.shared.served.send_replace(number);
@@ -327,14 +348,13 @@ impl State {
     /// Serves the held entities on top of the served base (a live index),
     /// unless they need a compaction first.
     fn serve_live(&mut self) -> bool {
-        let Some(current) = self.live.current() else {
+        let Some(base) = self.base_graph.as_ref() else {
             return false;
         };
         let started = Instant::now();
         let changes = self.overlay.changes();
-        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            current.graph.with_live(&changes)
-        }));
+        let built =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| base.with_live(&changes)));
         drop(changes);
         self.shared
             .counters
@@ -343,7 +363,6 @@ impl State {
         match built {
             Ok(Ok(graph)) => {
                 self.shared.counters.live_ok.fetch_add(1, Ordering::Relaxed);
-                drop(current);
                 let (generation, old) = self.live.publish_live(graph);
                 (self.on_swap)(generation);
                 retire(old);
@@ -368,7 +387,7 @@ impl State {
         self.next_poll = Instant::now() + self.shared.options.interval;
         let started_ms = now_ms();
         let started = Instant::now();
-        let result = self.runtime.block_on(poll_once(
+        let result = self.runtime.block_on(super::poll::poll_once(
             &mut self.client,
             &self.shared.options,
             self.positions.as_ref(),
@@ -423,7 +442,7 @@ impl State {
                 self.last_poll = Some((number, done.db_time_ms));
                 let changed = done.reread.is_some();
                 if let Some(reread) = done.reread {
-                    self.overlay.apply(reread);
+                    self.overlay.apply(reread, number);
                     self.held_since.get_or_insert_with(Instant::now);
                 }
                 status.entities_live = self.overlay.entities();
@@ -431,7 +450,13 @@ impl State {
                 // While a new snapshot is replayed, `take_base` serves
                 // the result.
                 if !self.swapping {
-                    if changed && self.unserved_since.is_none() && !self.serve_live() {
+                    // `--compact-interval 0`: every answer is a full
+                    // load's, so changes wait for their compaction.
+                    let compact_only = self.shared.options.compact_interval.is_zero();
+                    if changed
+                        && self.unserved_since.is_none()
+                        && (compact_only || !self.serve_live())
+                    {
                         self.unserved_since = Some(Instant::now());
                     }
                     if self.unserved_since.is_none() {
@@ -458,35 +483,27 @@ impl State {
         lock(&self.shared.status).last_error = Some(error);
     }
 
-    /// The base's rows with the held entities: `None` when none are held.
-    fn build_next(
-        &mut self,
-        created_at_ms: i64,
-    ) -> Result<Option<(Graph, Arc<Tables>)>, SnapshotError> {
+    /// What a compaction of the held entities builds from (`None` when
+    /// none are held).
+    fn job(&mut self, created_at_ms: i64) -> Option<Job> {
         if self.overlay.is_empty() {
-            return Ok(None);
+            return None;
         }
-        let base = match self.base.as_ref().expect("a base is served") {
-            BaseRows::Rows(rows) => rows.clone(),
-            BaseRows::Files(origin) => Arc::new(origin.read_rows()?),
-        };
-        let merged = self.overlay.merge(&base);
-        drop(base);
-        let rows = Arc::new(merged);
         self.compactions += 1;
-        let name = format!("{}+live{}", base_stem(&self.base_name), self.compactions);
-        let mut graph = Graph::from_table_rows(name, created_at_ms, &rows)?;
-        graph.anchor = Some(Anchor {
+        Some(Job {
+            base: self.base.clone().expect("a base is served"),
+            overlay: self.overlay.clone(),
+            name: format!("{}+live{}", base_stem(&self.base_name), self.compactions),
+            created_at_ms,
             positions: self.positions.clone().unwrap_or_default(),
-            db_time_ms: created_at_ms,
-        });
-        Ok(Some((graph, rows)))
+        })
     }
 
-    fn publish_compacted(&mut self, (graph, rows): (Graph, Arc<Tables>)) {
+    fn publish_compacted(&mut self, (graph, rows): Built) {
         self.held_since = None;
         self.base = Some(BaseRows::Rows(rows));
         self.base_name = graph.name.clone();
+        self.base_graph = Some(graph.base_only());
         self.base_positions = self.positions.clone().unwrap_or_default();
         self.overlay = Overlay::default();
         lock(&self.shared.status).entities_live = 0;
@@ -496,55 +513,83 @@ impl State {
         }
     }
 
-    /// Builds the next base from the held entities (the reload pool's
-    /// rule: the old one serves meanwhile, a failure keeps it).
-    fn compact(&mut self) {
-        let Some((_, db_time_ms)) = self.last_poll else {
+    /// Starts building the next base from the held entities on a thread
+    /// of its own (the reload rule: the old one serves meanwhile, a
+    /// failure keeps it).
+    fn start_compaction(&mut self) {
+        let Some((through, db_time_ms)) = self.last_poll else {
             return;
         };
-        let started = Instant::now();
-        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::allocator::while_loading(|| self.build_next(db_time_ms))
-        }))
-        .unwrap_or_else(|_| {
-            Err(SnapshotError::new(
-                SnapshotErrorKind::Internal,
-                "compaction",
-                "the build panicked (see the log above)",
-            ))
-        });
-        self.last_build = (Instant::now(), started.elapsed());
+        let Some(job) = self.job(db_time_ms) else {
+            self.unserved_since = None;
+            self.held_since = None;
+            return;
+        };
+        match Compaction::start(job, through, self.shared.clone()) {
+            Ok(c) => self.compacting = Some(c),
+            Err(e) => self.compaction_failed(&format!("cannot start its thread: {e}")),
+        }
+    }
+
+    /// Takes a finished compaction's base: swapped in with what later
+    /// polls held laid over it, unless that needs a compaction of its own
+    /// (then the old state serves until it lands: answers never go
+    /// backwards).
+    fn finish_compaction(&mut self) {
+        let Some(c) = self.compacting.take() else {
+            return;
+        };
+        let (through, positions) = (c.through, c.positions.clone());
+        let (built, took) = c.finish();
+        self.last_build = (Instant::now(), took);
+        let us = took.as_micros().min(u64::MAX as u128) as u64;
+        let counters = &self.shared.counters;
+        counters.compaction_us.fetch_add(us, Ordering::Relaxed);
+        let (graph, rows) = match built {
+            Ok(built) => built,
+            Err(e) => return self.compaction_failed(&e.to_string()),
+        };
+        counters.compactions_ok.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(
+            ms = took.as_millis() as u64,
+            "compacted the live entities into a new base"
+        );
+        self.base = Some(BaseRows::Rows(rows));
+        self.base_name = graph.name.clone();
+        self.base_positions = positions;
+        self.base_graph = Some(graph.base_only());
+        self.overlay = self.overlay.after(through);
+        lock(&self.shared.status).entities_live = self.overlay.entities();
+        let compact_only = self.shared.options.compact_interval.is_zero();
+        if self.overlay.is_empty() || compact_only {
+            // Everything up to `through` is in the new base; what later
+            // polls read waits for the next compaction (due at once).
+            self.publish(graph, Duration::ZERO);
+            self.shared.served.send_replace(through);
+            let left = (!self.overlay.is_empty()).then(Instant::now);
+            self.held_since = left;
+            self.unserved_since = left;
+            return;
+        }
+        // What later polls read, laid over the new base.
+        drop(graph);
+        self.held_since = Some(Instant::now());
+        self.unserved_since = None;
+        if !self.serve_live() {
+            self.unserved_since = Some(Instant::now());
+        } else if let Some((number, _)) = self.last_poll {
+            self.shared.served.send_replace(number);
+        }
+    }
+
+    fn compaction_failed(&mut self, error: &str) {
+        // Tried again after a pause (not in a loop).
+        self.compact_not_before = Instant::now() + COMPACT_RETRY;
         self.shared
             .counters
-            .compaction_us
-            .fetch_add(elapsed_us(started), Ordering::Relaxed);
-        match built {
-            Ok(Some(next)) => {
-                self.unserved_since = None;
-                self.publish_compacted(next);
-                self.shared
-                    .counters
-                    .compactions_ok
-                    .fetch_add(1, Ordering::Relaxed);
-                tracing::info!(
-                    ms = started.elapsed().as_millis() as u64,
-                    "compacted the live entities into a new base"
-                );
-            }
-            Ok(None) => {
-                self.unserved_since = None;
-                self.held_since = None;
-            }
-            Err(e) => {
-                // Tried again after a pause (not in a loop).
-                self.compact_not_before = Instant::now() + COMPACT_RETRY;
-                self.shared
-                    .counters
-                    .compactions_error
-                    .fetch_add(1, Ordering::Relaxed);
-                tracing::error!(error = %e, "compaction failed; the previous base stays");
-            }
-        }
+            .compactions_error
+            .fetch_add(1, Ordering::Relaxed);
+        tracing::error!(error = %error, "compaction failed; the previous base stays");
     }
 }
 
@@ -555,129 +600,4 @@ fn elapsed_us(since: Instant) -> u64 {
 /// `snap-x` of `snap-x+live3`.
 fn base_stem(name: &str) -> &str {
     name.split_once("+live").map_or(name, |(stem, _)| stem)
-}
-
-/// One successful poll's result.
-struct PollDone {
-    positions: BTreeMap<i64, Position>,
-    db_time_ms: i64,
-    applied: BTreeMap<i64, Vec<Position>>,
-    new_events: usize,
-    reread: Option<reread::Reread>,
-    skips: Skips,
-}
-
-async fn poll_once(
-    client: &mut Option<Client>,
-    options: &super::TailOptions,
-    positions: Option<&BTreeMap<i64, Position>>,
-    base_positions: &BTreeMap<i64, Position>,
-    applied: &BTreeMap<i64, BTreeSet<Position>>,
-) -> Result<PollDone, String> {
-    if client.is_none() {
-        *client = Some(crate::pg::connect(&options.database_url, "followgraph-tail").await?);
-    }
-    let c = client.as_ref().expect("connected");
-    let result = poll_in_transaction(c, options, positions, base_positions, applied).await;
-    if result.is_err() {
-        // A failed transaction leaves nothing behind: the next poll
-        // connects again.
-        let _ = c.batch_execute("ROLLBACK").await;
-    }
-    result
-}
-
-async fn poll_in_transaction(
-    c: &Client,
-    options: &super::TailOptions,
-    positions: Option<&BTreeMap<i64, Position>>,
-    base_positions: &BTreeMap<i64, Position>,
-    applied: &BTreeMap<i64, BTreeSet<Position>>,
-) -> Result<PollDone, String> {
-    let timeout_ms = options.statement_timeout.as_millis().min(i32::MAX as u128);
-    c.batch_execute(&format!(
-        "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET LOCAL statement_timeout = {timeout_ms}"
-    ))
-    .await
-    .map_err(|e| crate::pg::describe(&e))?;
-    let db_time_ms: i64 = c
-        .query_one("SELECT floor(extract(epoch FROM now()) * 1000)::int8", &[])
-        .await
-        .map_err(|e| crate::pg::describe(&e))?
-        .get(0);
-    let current = crate::export::event_positions(c).await?;
-    let mut done = PollDone {
-        positions: current.clone(),
-        db_time_ms,
-        applied: BTreeMap::new(),
-        new_events: 0,
-        reread: None,
-        skips: Skips::default(),
-    };
-    let Some(positions) = positions else {
-        // No anchor: start at the database's positions now.
-        c.batch_execute("COMMIT")
-            .await
-            .map_err(|e| crate::pg::describe(&e))?;
-        return Ok(done);
-    };
-    let mut touched = Touched::default();
-    for &chain in current.keys() {
-        let from = positions
-            .get(&chain)
-            .map_or(0, |p| p[0].saturating_sub(options.lookback));
-        let seen = applied.get(&chain);
-        let events = reread::events_since(c, chain, from).await?;
-        for Event {
-            chain_id,
-            position,
-            touches,
-        } in events
-        {
-            if seen.is_some_and(|s| s.contains(&position)) {
-                continue;
-            }
-            done.new_events += 1;
-            done.applied.entry(chain_id).or_default().push(position);
-            let in_base = base_positions
-                .get(&chain_id)
-                .is_some_and(|b| position <= *b);
-            match touches {
-                Touch::Op(lsl) => {
-                    let at = (lsl.chain_id, lsl.contract, lsl.slot);
-                    touched.locations.insert(at);
-                    if in_base {
-                        touched.rescan_locations.insert(at);
-                    } else {
-                        touched.ops.push((chain_id, position));
-                    }
-                }
-                Touch::Location(lsl) => {
-                    touched
-                        .locations
-                        .insert((lsl.chain_id, lsl.contract, lsl.slot));
-                }
-                Touch::List(token) => {
-                    touched.lists.insert(token);
-                    touched.rescan.insert(token);
-                }
-                Touch::Account(a) => {
-                    touched.accounts.insert(a);
-                }
-                Touch::Nothing => {}
-            }
-        }
-    }
-    if !touched.is_empty() {
-        done.reread = Some(reread::reread(c, &touched, &mut done.skips).await?);
-    }
-    c.batch_execute("COMMIT")
-        .await
-        .map_err(|e| crate::pg::describe(&e))?;
-    // Positions never move backwards.
-    for (chain, p) in positions {
-        let entry = done.positions.entry(*chain).or_insert(*p);
-        *entry = (*entry).max(*p);
-    }
-    Ok(done)
 }
