@@ -148,18 +148,24 @@ fn visible(o: &Opts, db: &IndexerDb, addr: &str) -> Value {
 }
 
 /// One `cache=fresh` request right after each commit of `seconds` of
-/// writing: latency, and whether the answer showed the commit.
+/// writing: latency, and whether the answer showed the commit. An answer
+/// that does not, because a later commit of the same subject (an unfollow
+/// of what was just followed) came before it, counts as superseded, not
+/// as a miss.
 fn barrier(o: &Opts, db: &IndexerDb, addr: &str) -> Value {
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
     let writer = spawn_writer(db.url(), o.live_rate, o.seed ^ 1, stop.clone(), tx);
     let end = Instant::now() + Duration::from_secs(o.live_seconds);
     let results = Arc::new(Mutex::new(Vec::new()));
+    let mut seen: Vec<Arc<Change>> = Vec::new();
     let mut askers = Vec::new();
     while Instant::now() < end {
         let Ok(c) = rx.recv_timeout(Duration::from_millis(200)) else {
             continue;
         };
+        let c = Arc::new(c);
+        seen.push(c.clone());
         let (addr, results) = (addr.to_owned(), results.clone());
         askers.push(std::thread::spawn(move || {
             let sep = if c.path.contains('?') { '&' } else { '?' };
@@ -170,7 +176,10 @@ fn barrier(o: &Opts, db: &IndexerDb, addr: &str) -> Value {
                 let lag = a.head.to_ascii_lowercase().contains("x-followgraph-lag-ms");
                 (a.status == 200 && c.shown_in(&a.json()), lag)
             });
-            results.lock().unwrap().push((took, shown, lag_header));
+            results
+                .lock()
+                .unwrap()
+                .push((took, shown, lag_header, c, Instant::now()));
         }));
     }
     stop.store(true, Ordering::Relaxed);
@@ -183,9 +192,20 @@ fn barrier(o: &Opts, db: &IndexerDb, addr: &str) -> Value {
     took.sort_by(f64::total_cmp);
     let shown = r.iter().filter(|x| x.1).count();
     let timed_out = r.iter().filter(|x| x.2).count();
+    let superseded = r
+        .iter()
+        .filter(|(_, shown, _, c, answered)| {
+            !shown
+                && seen.iter().any(|later| {
+                    later.same_subject(c)
+                        && later.committed > c.committed
+                        && later.committed < *answered
+                })
+        })
+        .count();
     json!({
-        "requests": r.len(), "showed_the_commit": shown,
-        "hit_rate": shown as f64 / r.len().max(1) as f64, "lag_header": timed_out,
+        "requests": r.len(), "showed_the_commit": shown, "superseded": superseded,
+        "hit_rate": shown as f64 / (r.len() - superseded).max(1) as f64, "lag_header": timed_out,
         "p50_ms": pct(&took, 50.0), "p99_ms": pct(&took, 99.0),
         "max_ms": took.last().copied().unwrap_or(f64::NAN), "writer_retries": retries,
     })

@@ -27,6 +27,8 @@
 //! fault sends the caller to the row reader (`read_snapshot_from`), which
 //! names the first fault exactly as docs/snapshot.md ("Validation") and
 //! the tests expect.
+use rayon::prelude::*;
+
 use super::accounts::{AddressTable, NameIndex, PrimaryLists};
 use super::badges::build_badges;
 use super::followers::build_follower_index;
@@ -42,7 +44,8 @@ use super::tagged_by::TaggedBy;
 use super::tags::{scan_tags, SharedTags, TagTargets};
 use super::{Graph, SearchIndex, TableCounts};
 use crate::snapshot::{
-    checked_manifest, manifest_entries, read_small_tables, Address, SnapshotFiles,
+    checked_manifest, manifest_entries, read_small_tables, Address, DirFiles, LoadedSnapshot,
+    SnapshotError, SnapshotErrorKind, SnapshotFiles, Tables,
 };
 
 /// Builds the graph of the snapshot `src` holds.
@@ -203,6 +206,97 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
             notifications,
             badges,
         }),
+    })
+}
+
+/// The ways to a graph: from snapshot files (streamed), from rows read
+/// already, from in-memory tables.
+impl Graph {
+    /// Reads, validates and indexes the snapshot whose files `src` holds
+    /// (named `name`, found at `dir`), streaming its large tables. A
+    /// snapshot it rejects gets the row reader's error, which names the
+    /// first fault in table and row order.
+    pub fn load(
+        src: &dyn SnapshotFiles,
+        name: String,
+        dir: std::path::PathBuf,
+    ) -> Result<Graph, SnapshotError> {
+        let stop = match build(src, name.clone()) {
+            Ok(graph) => return Ok(graph),
+            Err(stop) => stop,
+        };
+        let loaded = crate::snapshot::read_snapshot_from(src, name, dir)?;
+        match stop {
+            // Valid rows, but a limit of the graph broken.
+            Stop::Invalid(e) => Err(e),
+            Stop::OpsOutOfOrder => {
+                tracing::info!("list_ops is not in seq order: sorting its rows in memory first");
+                Graph::from_tables(loaded.name, loaded.created_at_ms, loaded.tables)
+            }
+        }
+    }
+
+    /// Resolves `path` (a root or one snapshot directory) and loads it.
+    pub fn load_path(path: &std::path::Path) -> Result<Graph, SnapshotError> {
+        let dir = crate::snapshot::resolve_snapshot_dir(path)?;
+        let name = crate::snapshot::snapshot_name(&dir);
+        Graph::load(&DirFiles(&dir), name, dir.clone())
+    }
+
+    /// Builds the graph of a snapshot already read into rows.
+    pub fn build(snapshot: LoadedSnapshot) -> Result<Graph, SnapshotError> {
+        Graph::from_tables(snapshot.name, snapshot.created_at_ms, snapshot.tables)
+    }
+
+    /// Builds a graph from in-memory tables (benches, tests): they go
+    /// through in-memory Parquet files and the one loader. Ops are put in
+    /// `seq` order first.
+    pub fn from_tables(
+        name: String,
+        created_at_ms: i64,
+        mut tables: Tables,
+    ) -> Result<Graph, SnapshotError> {
+        if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
+            tables.list_ops.par_sort_by_key(|o| o.seq);
+        }
+        let files = encode(created_at_ms, &tables)?;
+        drop(tables);
+        build_from(&files, name)
+    }
+
+    /// [`Graph::from_tables`] for rows the caller keeps (the tail's
+    /// compaction keeps the base's rows for the next one).
+    pub fn from_table_rows(
+        name: String,
+        created_at_ms: i64,
+        tables: &Tables,
+    ) -> Result<Graph, SnapshotError> {
+        if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
+            return Graph::from_tables(name, created_at_ms, tables.clone());
+        }
+        build_from(&encode(created_at_ms, tables)?, name)
+    }
+}
+
+fn encode(
+    created_at_ms: i64,
+    tables: &Tables,
+) -> Result<crate::snapshot::MemoryFiles, SnapshotError> {
+    crate::snapshot::memory_files(created_at_ms, tables).map_err(|e| {
+        SnapshotError::new(
+            SnapshotErrorKind::Internal,
+            "snapshot",
+            format!("cannot encode tables: {e}"),
+        )
+    })
+}
+
+fn build_from(files: &crate::snapshot::MemoryFiles, name: String) -> Result<Graph, SnapshotError> {
+    build(files, name).map_err(|stop| match stop {
+        Stop::Invalid(e) => e,
+        Stop::OpsOutOfOrder => {
+            SnapshotError::new(SnapshotErrorKind::Duplicate, "list_ops", "duplicate seq")
+        }
     })
 }
 

@@ -35,9 +35,13 @@
 //!   `term.rs`: the search term and its byte-level tests of names and
 //!   addresses;
 //! - `profiles.rs`: name-service profiles in one text arena;
-//! - `badges.rs`: badge events and each account's holdings.
+//! - `badges.rs`: badge events and each account's holdings;
+//! - `live/`: the tail's re-read entities over these indexes (docs/live.md),
+//!   which the accessors below ask first; ranks, the leaderboard, `/stats`
+//!   and orders by a count read the base alone (compacted values).
 //!
-//! `build.rs` orders the load's phases; `intern.rs`, `lookup.rs`,
+//! `build.rs` orders the load's phases (and holds the ways to a graph:
+//! from files, rows or tables); `intern.rs`, `lookup.rs`,
 //! `scatter.rs` and `hash.rs` are the helpers the indexes share.
 
 mod accounts;
@@ -63,8 +67,6 @@ mod tagged_by;
 mod tags;
 mod term;
 
-use rayon::prelude::*;
-
 pub use badges::{BadgeEvent, Holding};
 pub use followers::FollowerIndex;
 pub use hash::{FastMap, FastState};
@@ -78,10 +80,7 @@ pub use records::{Record, RecordRow};
 pub use search::{IndexCost, IndexPlan, SearchIndex};
 pub use term::Term;
 
-use crate::snapshot::{
-    format_address, Address, DirFiles, LoadedSnapshot, SnapshotError, SnapshotErrorKind,
-    SnapshotFiles, Table, Tables,
-};
+use crate::snapshot::{format_address, Address, Table};
 
 /// An account's dense id (index into the sorted addresses).
 pub type AccountId = u32;
@@ -574,42 +573,6 @@ impl Graph {
         })
     }
 
-    /// Reads, validates and indexes the snapshot whose files `src` holds
-    /// (named `name`, found at `dir`), streaming its large tables. A
-    /// snapshot it rejects gets the row reader's error, which names the
-    /// first fault in table and row order.
-    pub fn load(
-        src: &dyn SnapshotFiles,
-        name: String,
-        dir: std::path::PathBuf,
-    ) -> Result<Graph, SnapshotError> {
-        let stop = match build::build(src, name.clone()) {
-            Ok(graph) => return Ok(graph),
-            Err(stop) => stop,
-        };
-        let loaded = crate::snapshot::read_snapshot_from(src, name, dir)?;
-        match stop {
-            // Valid rows, but a limit of the graph broken.
-            stop::Stop::Invalid(e) => Err(e),
-            stop::Stop::OpsOutOfOrder => {
-                tracing::info!("list_ops is not in seq order: sorting its rows in memory first");
-                Graph::from_tables(loaded.name, loaded.created_at_ms, loaded.tables)
-            }
-        }
-    }
-
-    /// Resolves `path` (a root or one snapshot directory) and loads it.
-    pub fn load_path(path: &std::path::Path) -> Result<Graph, SnapshotError> {
-        let dir = crate::snapshot::resolve_snapshot_dir(path)?;
-        let name = crate::snapshot::snapshot_name(&dir);
-        Graph::load(&DirFiles(&dir), name, dir.clone())
-    }
-
-    /// Builds the graph of a snapshot already read into rows.
-    pub fn build(snapshot: LoadedSnapshot) -> Result<Graph, SnapshotError> {
-        Graph::from_tables(snapshot.name, snapshot.created_at_ms, snapshot.tables)
-    }
-
     /// Approximate heap bytes held by each part of the graph (capacities
     /// times element sizes; hash maps at ~1 control byte per slot).
     pub fn memory_by_part(&self) -> Vec<(&'static str, usize)> {
@@ -635,57 +598,6 @@ impl Graph {
             ("live", self.live().map_or(0, LiveIndex::heap_bytes)),
         ]
     }
-
-    /// Builds a graph from in-memory tables (benches, tests): they go
-    /// through in-memory Parquet files and the one loader. Ops are put in
-    /// `seq` order first.
-    pub fn from_tables(
-        name: String,
-        created_at_ms: i64,
-        mut tables: Tables,
-    ) -> Result<Graph, SnapshotError> {
-        if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
-            tables.list_ops.par_sort_by_key(|o| o.seq);
-        }
-        let files = encode(created_at_ms, &tables)?;
-        drop(tables);
-        build_from(&files, name)
-    }
-
-    /// [`Graph::from_tables`] for rows the caller keeps (the tail's
-    /// compaction keeps the base's rows for the next one).
-    pub fn from_table_rows(
-        name: String,
-        created_at_ms: i64,
-        tables: &Tables,
-    ) -> Result<Graph, SnapshotError> {
-        if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
-            return Graph::from_tables(name, created_at_ms, tables.clone());
-        }
-        build_from(&encode(created_at_ms, tables)?, name)
-    }
-}
-
-fn encode(
-    created_at_ms: i64,
-    tables: &Tables,
-) -> Result<crate::snapshot::MemoryFiles, SnapshotError> {
-    crate::snapshot::memory_files(created_at_ms, tables).map_err(|e| {
-        SnapshotError::new(
-            SnapshotErrorKind::Internal,
-            "snapshot",
-            format!("cannot encode tables: {e}"),
-        )
-    })
-}
-
-fn build_from(files: &crate::snapshot::MemoryFiles, name: String) -> Result<Graph, SnapshotError> {
-    build::build(files, name).map_err(|stop| match stop {
-        stop::Stop::Invalid(e) => e,
-        stop::Stop::OpsOutOfOrder => {
-            SnapshotError::new(SnapshotErrorKind::Duplicate, "list_ops", "duplicate seq")
-        }
-    })
 }
 
 /// Asks the CPU to start loading `value`'s cache line (a hint: no effect
