@@ -105,6 +105,13 @@ impl Builder<'_> {
         for ops in &self.c.ops {
             ops.ops.iter().for_each(|(op, _)| note(&op.op.target));
         }
+        // The hidden ops of the lists that may become primary: the live
+        // ones and those a primary-list row names.
+        let lists = &self.g.base.lists;
+        let may_join = self.c.lists.keys().chain(self.c.primary.values().flatten());
+        for &l in may_join {
+            lists.hidden_ops(l).iter().for_each(|(_, op)| note(&op.target));
+        }
         let out = &mut self.out;
         out.base_accounts = base.len() as u32;
         let addresses = base.addresses();
@@ -120,6 +127,16 @@ impl Builder<'_> {
             out.new_ids.insert(a, out.base_accounts + i as u32);
             out.new_accounts.push(a);
         }
+    }
+
+    /// Whether a live record equals a base one (its tag set by content:
+    /// a live set may repeat a base set under another id).
+    fn same_record(&self, base: Record, live: Record) -> bool {
+        let tags = |set: u32| match self.out.tags.set_tags(set) {
+            Some(tags) => tags,
+            None => self.g.base.tags.set(set),
+        };
+        base.updated_at == live.updated_at && tags(base.tagset) == tags(live.tagset)
     }
 
     /// The base's counts of an account (none for a new one).
@@ -284,20 +301,30 @@ impl Builder<'_> {
         let changed: BTreeSet<AccountId> = self.out.following.keys().copied().collect();
         let mut added: BTreeMap<AccountId, Vec<(AccountId, Record)>> = BTreeMap::new();
         let mut dropped: BTreeMap<AccountId, Vec<Record>> = BTreeMap::new();
+        // Only the accounts whose record by a changed row differs from the
+        // base's: the others' followers, counts and tags are the base's
+        // (a re-read list mostly differs in one record, and its other
+        // targets are often hubs).
+        let mut touched: BTreeSet<AccountId> = BTreeSet::new();
         for (&f, row) in &self.out.following {
+            let old = base.records.row(f);
             for (i, &t) in row.targets.iter().enumerate() {
                 let record = Record {
                     updated_at: row.times[i],
                     tagset: row.sets[i],
                 };
                 added.entry(t).or_default().push((f, record));
+                if !old.find(t).is_some_and(|was| self.same_record(was, record)) {
+                    touched.insert(t);
+                }
             }
-            let old = base.records.row(f);
             for (i, &t) in old.targets.iter().enumerate() {
                 dropped.entry(t).or_default().push(old.record(i));
+                if row.find(t).is_none() {
+                    touched.insert(t);
+                }
             }
         }
-        let touched: BTreeSet<AccountId> = added.keys().chain(dropped.keys()).copied().collect();
         let key = |x: AccountId| self.out.key(x);
         let mut done = Vec::with_capacity(touched.len());
         for t in touched {
@@ -511,6 +538,12 @@ impl LiveTags {
         self.set_ids.insert(ids, id);
         self.flags.push(flags);
         id
+    }
+
+    /// A new set's tag ids (`None`: a base set).
+    fn set_tags(&self, set: u32) -> Option<&[u32]> {
+        let i = set.checked_sub(self.base_sets)?;
+        self.sets.get(i as usize).map(|s| &s[..])
     }
 
     /// A set's flags, the base's or a new one's.

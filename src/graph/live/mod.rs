@@ -29,10 +29,14 @@
 //! them). The tail compacts instead.
 //!
 //! Cost (k live lists with r records, f changed following rows, t
-//! followed accounts they name with d followers on average): built in
-//! O(r log r + f·row + t·d) plus, for the rare lists whose ops become
-//! hidden at once (a primary-list switch), one scan of the base's ops;
-//! memory O(r + t·d). Requests pay one hash probe per
+//! accounts whose record by one of them differs from the base's, with d
+//! followers on average, and n notification rows of o ops): built whole
+//! after each changing poll in O(r log r + f·row + t·d + n·o) plus, for
+//! the rare lists whose ops become hidden at once (a primary-list
+//! switch), one scan of the base's ops; memory O(r + t·d + n·o). It grows
+//! with what is held since the base, so a compaction bounds it; at a
+//! million accounts the hubs among the t and n (hundreds of thousands of
+//! followers or ops each) dominate it. Requests pay one hash probe per
 //! accessor while the index is not empty, nothing once compacted.
 
 mod build;

@@ -100,8 +100,10 @@ pub(super) fn rows(
     let mut joins: BTreeMap<AccountId, Vec<(Key, Notification)>> = BTreeMap::new();
     for (&l, &actor) in &joined {
         for (_, op) in base.lists.hidden_ops(l) {
-            let target = base.accounts.id(&op.target);
-            let Some(t) = target.or_else(|| out.new_ids.get(&op.target).copied()) else {
+            // Noted by `Builder::new_accounts` (never missing; a deferral
+            // rather than a panic if it were).
+            let known = base.accounts.id(&op.target);
+            let Some(t) = known.or_else(|| out.new_ids.get(&op.target).copied()) else {
                 return Err(NotLive::HiddenOps(l));
             };
             let n = Notification {
