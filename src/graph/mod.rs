@@ -528,13 +528,19 @@ impl Graph {
     /// descending.
     #[inline]
     pub fn notifications_of(&self, id: AccountId) -> Notifications<'_> {
-        if let Some(n) = self.live().and_then(|l| l.notifications_of(id)) {
+        let live = self.live();
+        if let Some(n) = live.and_then(|l| l.notifications_of(id)) {
             return n;
         }
-        if !self.in_base(id) {
-            return Notifications::empty();
+        let row = if self.in_base(id) {
+            self.base.notifications.of(id)
+        } else {
+            Notifications::empty()
+        };
+        match live.and_then(|l| l.added_ops(id)) {
+            Some(added) => row.with_added(added),
+            None => row,
         }
-        self.base.notifications.of(id)
     }
 
     pub fn badge_events(&self) -> &[BadgeEvent] {

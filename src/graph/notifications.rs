@@ -53,7 +53,8 @@ pub struct Notification {
 }
 
 /// The ops targeting one account, newest first (`updated_at` descending,
-/// then `seq` descending).
+/// then `seq` descending): a stored row, with a live index's new ops
+/// (`added`, by their place in the merged row) between its ops.
 #[derive(Clone, Copy, Debug)]
 pub struct Notifications<'g> {
     /// Index of the first op in the graph-wide arrays.
@@ -61,6 +62,8 @@ pub struct Notifications<'g> {
     ops: &'g [StoredOp],
     /// (graph-wide op index, tag id) of every tag/untag op, sorted.
     tags: &'g [(u32, u32)],
+    /// (index in the merged row, op), ascending.
+    added: &'g [(u32, Notification)],
 }
 
 impl<'g> Notifications<'g> {
@@ -69,25 +72,63 @@ impl<'g> Notifications<'g> {
             base: 0,
             ops: &[],
             tags: &[],
+            added: &[],
         }
     }
+    /// This row with `added` between its ops (see the field).
+    pub(super) fn with_added(self, added: &'g [(u32, Notification)]) -> Self {
+        Notifications { added, ..self }
+    }
     pub fn len(&self) -> usize {
-        self.ops.len()
+        self.ops.len() + self.added.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
+        self.len() == 0
+    }
+    /// The added op at `i`, or the stored op's index.
+    #[inline]
+    fn locate(&self, i: usize) -> Result<&Notification, usize> {
+        if self.added.is_empty() {
+            return Err(i);
+        }
+        match self.added.binary_search_by_key(&(i as u32), |a| a.0) {
+            Ok(k) => Ok(&self.added[k].1),
+            Err(k) => Err(i - k),
+        }
     }
     pub fn updated_at(&self, i: usize) -> i64 {
-        self.ops[i].updated_at
+        match self.locate(i) {
+            Ok(n) => n.updated_at,
+            Err(j) => self.ops[j].updated_at,
+        }
     }
     pub fn opcode(&self, i: usize) -> u8 {
-        (self.ops[i].actor_op >> ACTOR_BITS) as u8
+        match self.locate(i) {
+            Ok(n) => n.opcode,
+            Err(j) => (self.ops[j].actor_op >> ACTOR_BITS) as u8,
+        }
     }
     /// The first index whose op is not `newer` (ops are newest first).
     pub fn partition_point(&self, newer: impl Fn(i64) -> bool) -> usize {
-        self.ops.partition_point(|o| newer(o.updated_at))
+        if self.added.is_empty() {
+            return self.ops.partition_point(|o| newer(o.updated_at));
+        }
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if newer(self.updated_at(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
     pub fn get(&self, i: usize) -> Notification {
+        let i = match self.locate(i) {
+            Ok(n) => return *n,
+            Err(j) => j,
+        };
         let op = self.ops[i];
         let opcode = (op.actor_op >> ACTOR_BITS) as u8;
         let tag_id = if opcode >= OP_TAG {
@@ -127,6 +168,7 @@ impl NotificationIndex {
             base: a,
             ops: &self.ops[a..b],
             tags: &self.tags,
+            added: &[],
         }
     }
 
@@ -194,6 +236,7 @@ impl NotificationRows {
             base: a as usize,
             ops: &self.ops[a as usize..b as usize],
             tags: &self.tags,
+            added: &[],
         })
     }
 

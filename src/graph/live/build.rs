@@ -56,7 +56,9 @@ impl LiveIndex {
         b.followers();
         b.lists_of(&role_affected);
         let mut tags = std::mem::take(&mut b.out.tags);
-        b.out.notifications = super::notify::rows(g, changes, &b.out, &mut tags)?;
+        let (rows, added) = super::notify::rows(g, changes, &b.out, &mut tags)?;
+        b.out.notifications = rows;
+        b.out.added_ops = added;
         b.out.tags = tags;
         b.out.entities = changes.lists.len() + changes.primary.len();
         Ok(b.out)
@@ -110,7 +112,10 @@ impl Builder<'_> {
         let lists = &self.g.base.lists;
         let may_join = self.c.lists.keys().chain(self.c.primary.values().flatten());
         for &l in may_join {
-            lists.hidden_ops(l).iter().for_each(|(_, op)| note(&op.target));
+            lists
+                .hidden_ops(l)
+                .iter()
+                .for_each(|(_, op)| note(&op.target));
         }
         let out = &mut self.out;
         out.base_accounts = base.len() as u32;

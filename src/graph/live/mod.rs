@@ -15,7 +15,9 @@
 //!   accounts. Orders by a count use the base's counts: they are
 //!   compacted values, as are ranks, the leaderboard and `/stats`;
 //! - tag texts and sets the base does not know (ids after the base's);
-//! - the notification rows of the accounts whose ops changed.
+//! - the new ops of each account that gained some, placed in its base
+//!   row (read through `Notifications`, the base row not copied), and
+//!   whole rows where base ops leave, change actor or join.
 //!
 //! Accounts the base lacks get ids after the base's. Base ids are in
 //! address order, so "address ascending" is an id comparison there; a
@@ -30,8 +32,9 @@
 //!
 //! Cost (k live lists with r records, f changed following rows, t
 //! accounts whose record by one of them differs from the base's, with d
-//! followers on average, and n notification rows of o ops): built whole
-//! after each changing poll in O(r log r + f·row + t·d + n·o) plus, for
+//! followers on average, and n notification rows rewritten whole, of o
+//! ops, which only primary-list switches and user changes cause): built
+//! whole after each changing poll in O(r log r + f·row + t·d + n·o) plus, for
 //! the rare lists whose ops become hidden at once (a primary-list
 //! switch), one scan of the base's ops; memory O(r + t·d + n·o). It grows
 //! with what is held since the base, so a compaction bounds it; at a
@@ -41,6 +44,8 @@
 
 mod build;
 mod notify;
+#[cfg(test)]
+mod tests;
 
 use super::ranks::Counts;
 use super::{AccountId, FastMap, Record, RecordRow};
@@ -159,6 +164,8 @@ pub struct LiveIndex {
     lists_of: FastMap<AccountId, Vec<u64>>,
     tags: LiveTags,
     notifications: super::notifications::NotificationRows,
+    /// The new ops of rows that only gain some, with their places.
+    added_ops: notify::AddedOps,
     /// Entities held (lists and accounts), for `/snapshot`.
     entities: usize,
 }
@@ -259,11 +266,16 @@ impl LiveIndex {
     pub(super) fn lists_of(&self, id: AccountId) -> Option<&[u64]> {
         self.lists_of.get(&id).map(|v| &v[..])
     }
+    /// The account's notification row, if this index rewrote it whole.
     pub(super) fn notifications_of(
         &self,
         id: AccountId,
     ) -> Option<super::notifications::Notifications<'_>> {
         self.notifications.of(id)
+    }
+    /// The new ops of a row that only gains some (placed in the row).
+    pub(super) fn added_ops(&self, id: AccountId) -> Option<&[(u32, super::Notification)]> {
+        self.added_ops.get(&id).map(|v| &v[..])
     }
 
     /// The tag ids of a live set (`None`: a base set).
@@ -329,6 +341,11 @@ impl LiveIndex {
                 .map(|s| s.len() * 8 + 32)
                 .sum::<usize>()
             + self.notifications.heap_bytes()
+            + self
+                .added_ops
+                .values()
+                .map(|v| 40 + v.capacity() * 24)
+                .sum::<usize>()
             + self.new_accounts.capacity() * 20
             + self.new_keys.capacity() * 8
             + self.new_ids.capacity() * 25

@@ -20,8 +20,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::build::Changes;
 use super::{LiveIndex, NotLive};
 use crate::graph::notifications::{Notification, NotificationRows};
-use crate::graph::{AccountId, Graph};
+use crate::graph::{AccountId, FastMap, Graph};
 use crate::snapshot::{Address, OpRow, OP_TAG};
+
+/// New ops of rows that only gain some, each with its place in the row.
+pub(super) type AddedOps = FastMap<AccountId, Vec<(u32, Notification)>>;
 
 /// An op in a row's order: (`updated_at`, new (1) or base (0), then its
 /// place among the new ops or its base `seq`).
@@ -32,7 +35,7 @@ pub(super) fn rows(
     c: &Changes<'_>,
     out: &LiveIndex,
     tags: &mut super::LiveTags,
-) -> Result<NotificationRows, NotLive> {
+) -> Result<(NotificationRows, AddedOps), NotLive> {
     let base = &g.base;
     let n = base.accounts.len() as AccountId;
     let id = |a: &Address| match base.accounts.id(a) {
@@ -122,16 +125,35 @@ pub(super) fn rows(
                 .push(((op.updated_at, 0, op.seq), n));
         }
     }
-    let mut touched: BTreeSet<AccountId> = added.keys().chain(joins.keys()).copied().collect();
+    // Rows whose base ops change (they leave, change actor or join) are
+    // written whole; the others only gain new ops, kept beside the base
+    // row with their places in it (a hub's row is not copied).
+    let mut rewritten: BTreeSet<AccountId> = joins.keys().copied().collect();
     let mut actors: Vec<AccountId> = dropped.iter().filter_map(|&l| actor_base(l)).collect();
     actors.extend(moved.keys());
     if !actors.is_empty() {
         actors.sort_unstable();
-        touched.extend(base.notifications.targets_of(&actors));
+        rewritten.extend(base.notifications.targets_of(&actors));
+    }
+    let mut plain = FastMap::default();
+    for (&t, new) in added.iter_mut().filter(|(t, _)| !rewritten.contains(t)) {
+        new.sort_unstable_by_key(|e| Reverse(e.0));
+        let of = if t < n {
+            base.notifications.of(t)
+        } else {
+            crate::graph::Notifications::empty()
+        };
+        // A new op goes before the base's ops of its time.
+        let placed: Vec<(u32, Notification)> = new
+            .iter()
+            .enumerate()
+            .map(|(k, (key, op))| ((of.partition_point(|at| at > key.0) + k) as u32, *op))
+            .collect();
+        plain.insert(t, placed);
     }
 
-    let mut rows = Vec::with_capacity(touched.len());
-    for t in touched {
+    let mut rows = Vec::with_capacity(rewritten.len());
+    for t in rewritten {
         let mut new = added.remove(&t).unwrap_or_default();
         new.sort_unstable_by_key(|e| Reverse(e.0));
         let mut join = joins.remove(&t).unwrap_or_default();
@@ -160,7 +182,7 @@ pub(super) fn rows(
         };
         rows.push((t, merge_newest_first(base_ops.into_iter(), new)));
     }
-    Ok(NotificationRows::new(rows.into_iter()))
+    Ok((NotificationRows::new(rows.into_iter()), plain))
 }
 
 /// A base row (newest first) with the base ops of lists that became
