@@ -10,33 +10,13 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{LiveFollowers, LiveIndex, LiveList, LiveRow, LiveTags, NotLive};
+use super::{Changes, LiveFollowers, LiveIndex, LiveList, LiveRow, LiveTags, NotLive};
 use crate::graph::query::sorted_intersection_by;
 use crate::graph::{AccountId, FollowerIndex, Graph, OwnRecords, Record, RecordRow};
 use crate::graph::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
-use crate::snapshot::{Address, ListState, OpRow};
+use crate::snapshot::{Address, ListState};
 
 pub(super) const ZERO: Address = [0; 20];
-
-/// The tail's entities, as its overlay holds them.
-pub struct Changes<'a> {
-    /// Each live list, whole.
-    pub lists: &'a BTreeMap<u64, ListState>,
-    /// Each re-read account's `primary_lists` row (`None`: none).
-    pub primary: &'a BTreeMap<Address, Option<u64>>,
-    /// The lists whose ops go beyond the base's.
-    pub ops: Vec<ListOps<'a>>,
-}
-
-/// One list's ops beyond the base: appended to the base's, or
-/// (`replace`) its whole history. Each op comes with its place among the
-/// new ops of every list, the order a compaction numbers them in (after
-/// the base's at equal `updated_at`).
-pub struct ListOps<'a> {
-    pub token: u64,
-    pub replace: bool,
-    pub ops: Vec<(&'a OpRow, u64)>,
-}
 
 impl LiveIndex {
     /// The live index of `changes` over `g`'s base (a live index `g` may

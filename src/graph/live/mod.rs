@@ -47,11 +47,11 @@ mod notify;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
 use super::ranks::Counts;
 use super::{AccountId, FastMap, Record, RecordRow};
-use crate::snapshot::Address;
-
-pub use build::{Changes, ListOps};
+use crate::snapshot::{Address, ListState, OpRow};
 
 /// Why the entities cannot be laid over this base: a compaction must
 /// fold them into a new one.
@@ -72,6 +72,26 @@ impl std::fmt::Display for NotLive {
             ),
         }
     }
+}
+
+/// The tail's entities, as its overlay holds them.
+pub struct Changes<'a> {
+    /// Each live list, whole.
+    pub lists: &'a BTreeMap<u64, ListState>,
+    /// Each re-read account's `primary_lists` row (`None`: none).
+    pub primary: &'a BTreeMap<Address, Option<u64>>,
+    /// The lists whose ops go beyond the base's.
+    pub ops: Vec<ListOps<'a>>,
+}
+
+/// One list's ops beyond the base: appended to the base's, or
+/// (`replace`) its whole history. Each op comes with its place among the
+/// new ops of every list, the order a compaction numbers them in (after
+/// the base's at equal `updated_at`).
+pub struct ListOps<'a> {
+    pub token: u64,
+    pub replace: bool,
+    pub ops: Vec<(&'a OpRow, u64)>,
 }
 
 /// One live list.

@@ -17,7 +17,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::build::Changes;
+use super::Changes;
 use super::{LiveIndex, NotLive};
 use crate::graph::notifications::{Notification, NotificationRows};
 use crate::graph::{AccountId, FastMap, Graph};
