@@ -441,11 +441,13 @@ impl Graph {
     }
     /// (follower's address, tag set) of the followers' records of T that
     /// carry tags, followers ascending.
-    pub fn tagged_by(&self, t: AccountId) -> Box<dyn Iterator<Item = (&Address, u32)> + '_> {
-        if let Some(tagged) = self.live().and_then(|l| l.tagged_by(t)) {
-            return Box::new(tagged.iter().map(|&(f, set)| (self.address(f), set)));
+    pub fn tagged_by(&self, t: AccountId) -> impl Iterator<Item = (&Address, u32)> + '_ {
+        match self.live().and_then(|l| l.tagged_by(t)) {
+            Some(tagged) => {
+                records::Either::Left(tagged.iter().map(|&(f, set)| (self.address(f), set)))
+            }
+            None => records::Either::Right(self.base.tagged_by.of(t)),
         }
-        Box::new(self.base.tagged_by.of(t))
     }
     /// T's followers, address ascending.
     #[inline]
@@ -532,14 +534,20 @@ impl Graph {
         if let Some(n) = live.and_then(|l| l.notifications_of(id)) {
             return n;
         }
-        let row = if self.in_base(id) {
-            self.base.notifications.of(id)
-        } else {
-            Notifications::empty()
-        };
+        let row = self.base_notifications(id);
         match live.and_then(|l| l.added_ops(id)) {
             Some(added) => row.with_added(added),
             None => row,
+        }
+    }
+
+    /// The account's notifications in the base (none for an account the
+    /// base lacks).
+    fn base_notifications(&self, id: AccountId) -> Notifications<'_> {
+        if self.in_base(id) {
+            self.base.notifications.of(id)
+        } else {
+            Notifications::empty()
         }
     }
 

@@ -262,6 +262,25 @@ impl Records {
     }
 }
 
+/// One of two iterators of one item type (a row's two tag layouts, a
+/// live or a base list of taggers): no box per call on the request path.
+pub(super) enum Either<A, B> {
+    Left(A),
+    Right(B),
+}
+
+impl<T, A: Iterator<Item = T>, B: Iterator<Item = T>> Iterator for Either<A, B> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match self {
+            Either::Left(a) => a.next(),
+            Either::Right(b) => b.next(),
+        }
+    }
+}
+
 /// Pairs looked up together by `Records::records`.
 const LOOKUP_CHUNK: usize = 32;
 const NOT_FOUND: usize = usize::MAX;
@@ -331,7 +350,7 @@ impl<'a> RecordRow<'a> {
     }
     /// (index in the row, tag set) of the row's records that carry tags,
     /// from the tag bits of the row's edges.
-    pub fn tagged(&self) -> Box<dyn Iterator<Item = (usize, u32)> + 'a> {
+    pub fn tagged(&self) -> impl Iterator<Item = (usize, u32)> + 'a {
         match self.tags {
             RowTags::Edges { records, first } => {
                 let end = if self.is_empty() {
@@ -339,13 +358,13 @@ impl<'a> RecordRow<'a> {
                 } else {
                     first + self.len()
                 };
-                Box::new(
+                Either::Left(
                     records
                         .tagged_between(first, end)
                         .map(move |(e, set)| (e - first, set)),
                 )
             }
-            RowTags::Sets { sets, .. } => Box::new(
+            RowTags::Sets { sets, .. } => Either::Right(
                 sets.iter()
                     .enumerate()
                     .filter(|&(_, &set)| set != 0)

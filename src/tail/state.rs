@@ -13,7 +13,7 @@ use super::compaction::{self, BaseRows, Built, Compaction, Job};
 use super::{lock, Overlay, Shared, FIRST_BACKOFF, FRESH_POLL_SPACING, MAX_BACKOFF};
 use crate::graph::Graph;
 use crate::live::{now_ms, retire, Live, Origin};
-use crate::snapshot::{Position, SnapshotError, SnapshotErrorKind};
+use crate::snapshot::{Position, SnapshotError, SnapshotErrorKind, Tables};
 
 /// The pause after a failed compaction.
 const COMPACT_RETRY: Duration = Duration::from_secs(5);
@@ -499,14 +499,27 @@ impl State {
         })
     }
 
-    fn publish_compacted(&mut self, (graph, rows): Built) {
-        self.held_since = None;
+    /// Makes a compaction's graph the tail's base: the entities held
+    /// beyond it are `left`.
+    fn adopt_base(
+        &mut self,
+        graph: &Graph,
+        rows: Arc<Tables>,
+        positions: BTreeMap<i64, Position>,
+        left: Overlay,
+    ) {
         self.base = Some(BaseRows::Rows(rows));
         self.base_name = graph.name.clone();
         self.base_graph = Some(graph.base_only());
-        self.base_positions = self.positions.clone().unwrap_or_default();
-        self.overlay = Overlay::default();
-        lock(&self.shared.status).entities_live = 0;
+        self.base_positions = positions;
+        self.overlay = left;
+        lock(&self.shared.status).entities_live = self.overlay.entities();
+    }
+
+    fn publish_compacted(&mut self, (graph, rows): Built) {
+        self.held_since = None;
+        let positions = self.positions.clone().unwrap_or_default();
+        self.adopt_base(&graph, rows, positions, Overlay::default());
         self.publish(graph, Duration::ZERO);
         if let Some((number, _)) = self.last_poll {
             self.shared.served.send_replace(number);
@@ -554,12 +567,8 @@ impl State {
             ms = took.as_millis() as u64,
             "compacted the live entities into a new base"
         );
-        self.base = Some(BaseRows::Rows(rows));
-        self.base_name = graph.name.clone();
-        self.base_positions = positions;
-        self.base_graph = Some(graph.base_only());
-        self.overlay = self.overlay.after(through);
-        lock(&self.shared.status).entities_live = self.overlay.entities();
+        let left = self.overlay.after(through);
+        self.adopt_base(&graph, rows, positions, left);
         let compact_only = self.shared.options.compact_interval.is_zero();
         if self.overlay.is_empty() || compact_only {
             // Everything up to `through` is in the new base; what later

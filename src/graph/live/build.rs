@@ -60,10 +60,6 @@ impl Builder<'_> {
         }
     }
 
-    fn is_base(&self, id: AccountId) -> bool {
-        (id as usize) < self.g.base.accounts.len()
-    }
-
     /// Ids after the base's, in address order, for every address an
     /// entity names that the base lacks, and their order keys.
     fn new_accounts(&mut self) {
@@ -142,17 +138,11 @@ impl Builder<'_> {
         t: AccountId,
         order: fn(&FollowerIndex, AccountId) -> &[AccountId],
     ) -> &[AccountId] {
-        if self.is_base(t) {
+        if self.g.in_base(t) {
             order(&self.g.base.followers, t)
         } else {
             &[]
         }
-    }
-
-    fn base_primary(&self, id: AccountId) -> Option<u64> {
-        self.is_base(id)
-            .then(|| self.g.base.accounts.primary_list(id))
-            .flatten()
     }
 
     /// Each live list: user, roles, and (with a user) its records.
@@ -196,7 +186,7 @@ impl Builder<'_> {
         records.dedup_by_key(|r| r.0);
         let targets: Vec<AccountId> = records.iter().map(|r| r.0).collect();
         let mut by_id = Vec::new();
-        if targets.iter().any(|&t| !self.is_base(t)) {
+        if targets.iter().any(|&t| !self.g.in_base(t)) {
             by_id = targets
                 .iter()
                 .enumerate()
@@ -248,7 +238,7 @@ impl Builder<'_> {
             };
             let row = match self.c.primary.get(&address) {
                 Some(&p) => p,
-                None if self.is_base(a) => base.accounts.primary_row(a),
+                None if self.g.in_base(a) => base.accounts.primary_row(a),
                 None => None,
             };
             let user = |t: u64| match self.out.lists.get(&t) {
@@ -266,7 +256,7 @@ impl Builder<'_> {
         let mut rows = Vec::new();
         for (&a, &p) in &self.out.primary {
             let live = p.and_then(|t| self.out.lists.get(&t));
-            if p == self.base_primary(a) && live.is_none() {
+            if p == self.g.base_primary_list(a) && live.is_none() {
                 continue;
             }
             let row = match (p, live) {

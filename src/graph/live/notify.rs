@@ -37,15 +37,13 @@ pub(super) fn rows(
     tags: &mut super::LiveTags,
 ) -> Result<(NotificationRows, AddedOps), NotLive> {
     let base = &g.base;
-    let n = base.accounts.len() as AccountId;
     let id = |a: &Address| match base.accounts.id(a) {
         Some(id) => id,
         None => out.new_ids[a],
     };
-    let base_primary = |u: AccountId| (u < n).then(|| base.accounts.primary_list(u)).flatten();
     let primary_live = |u: AccountId| match out.primary.get(&u) {
         Some(&p) => p,
-        None => base_primary(u),
+        None => g.base_primary_list(u),
     };
     let user_live = |t: u64| match out.lists.get(&t) {
         Some(l) => l.user,
@@ -60,7 +58,7 @@ pub(super) fn rows(
     lists.extend(ops_of.keys());
     for (&a, &p) in &out.primary {
         lists.extend(p);
-        lists.extend(base_primary(a));
+        lists.extend(g.base_primary_list(a));
     }
     // Lists whose base ops leave every row, lists whose base ops stay
     // with another actor (by their base actor), and the new ops with
@@ -138,11 +136,7 @@ pub(super) fn rows(
     let mut plain = FastMap::default();
     for (&t, new) in added.iter_mut().filter(|(t, _)| !rewritten.contains(t)) {
         new.sort_unstable_by_key(|e| Reverse(e.0));
-        let of = if t < n {
-            base.notifications.of(t)
-        } else {
-            crate::graph::Notifications::empty()
-        };
+        let of = g.base_notifications(t);
         // A new op goes before the base's ops of its time.
         let placed: Vec<(u32, Notification)> = new
             .iter()
@@ -158,11 +152,7 @@ pub(super) fn rows(
         new.sort_unstable_by_key(|e| Reverse(e.0));
         let mut join = joins.remove(&t).unwrap_or_default();
         join.sort_unstable_by_key(|e| Reverse(e.0));
-        let of = if t < n {
-            base.notifications.of(t)
-        } else {
-            crate::graph::Notifications::empty()
-        };
+        let of = g.base_notifications(t);
         let kept = (0..of.len()).map(|i| of.get(i)).filter_map(|mut n| {
             let list = base.accounts.primary_list(n.actor);
             if list.is_some_and(|l| dropped.contains(&l)) {
