@@ -273,9 +273,8 @@ impl Builder<'_> {
     /// row names or named.
     fn followers(&mut self) {
         let base = &self.g.base;
-        let changed: BTreeSet<AccountId> = self.out.following.keys().copied().collect();
         let mut added: BTreeMap<AccountId, Vec<(AccountId, Record)>> = BTreeMap::new();
-        let mut dropped: BTreeMap<AccountId, Vec<Record>> = BTreeMap::new();
+        let mut dropped: BTreeMap<AccountId, Vec<(AccountId, Record)>> = BTreeMap::new();
         // Only the accounts whose record by a changed row differs from the
         // base's: the others' followers, counts and tags are the base's
         // (a re-read list mostly differs in one record, and its other
@@ -294,7 +293,7 @@ impl Builder<'_> {
                 }
             }
             for (i, &t) in old.targets.iter().enumerate() {
-                dropped.entry(t).or_default().push(old.record(i));
+                dropped.entry(t).or_default().push((f, old.record(i)));
                 if row.find(t).is_none() {
                     touched.insert(t);
                 }
@@ -305,41 +304,63 @@ impl Builder<'_> {
         for t in touched {
             let mut adds = added.remove(&t).unwrap_or_default();
             adds.sort_unstable_by_key(|a| a.0);
+            let drops = dropped.remove(&t).unwrap_or_default();
+            // The base followers of t whose row changed: they leave every
+            // order (those that still follow t come back with `adds`). A
+            // hub's orders are copied once each, and each follower checked
+            // against these few, not against every changed row.
+            let mut gone: Vec<AccountId> = drops.iter().map(|d| d.0).collect();
+            gone.sort_unstable();
+            let kept = |ids: &[AccountId]| -> Vec<AccountId> {
+                if gone.is_empty() {
+                    return ids.to_vec();
+                }
+                ids.iter()
+                    .copied()
+                    .filter(|x| gone.binary_search(x).is_err())
+                    .collect()
+            };
             let time_of = |x: AccountId| match adds.binary_search_by_key(&x, |a| a.0) {
                 Ok(i) => adds[i].1.updated_at,
                 Err(_) => base.records.record(x, t).map_or(0, |r| r.updated_at),
             };
-            let kept = |ids: &[AccountId]| -> Vec<AccountId> {
-                ids.iter()
-                    .copied()
-                    .filter(|x| !changed.contains(x))
-                    .collect()
-            };
-            let mut latest = kept(self.base_followers(t, FollowerIndex::latest));
-            let mut by_count = kept(self.base_followers(t, FollowerIndex::by_count));
-            let mut by_address = kept(self.base_followers(t, FollowerIndex::by_address));
-            for &(f, _) in &adds {
-                insert_by(&mut by_address, f, key);
-                insert_by(&mut latest, f, |x| (Reverse(time_of(x)), key(x)));
-                insert_by(&mut by_count, f, |x| {
-                    (Reverse(self.base_counts(x).followers), key(x))
-                });
-            }
+            let new: Vec<AccountId> = adds.iter().map(|a| a.0).collect();
+            let by_address = insert_all(
+                kept(self.base_followers(t, FollowerIndex::by_address)),
+                &new,
+                key,
+            );
+            let latest = insert_all(
+                kept(self.base_followers(t, FollowerIndex::latest)),
+                &new,
+                |x| (Reverse(time_of(x)), key(x)),
+            );
+            let by_count = insert_all(
+                kept(self.base_followers(t, FollowerIndex::by_count)),
+                &new,
+                |x| (Reverse(self.base_counts(x).followers), key(x)),
+            );
             let mut c = self.base_counts(t);
             let mut hidden = base.stats.hidden_followers(t);
             c.followers = by_address.len() as u32;
             let flags = |set: u32| self.out.tags.flags(self.g, set);
-            for r in dropped.get(&t).map_or(&[][..], |v| &v[..]) {
+            for (_, r) in &drops {
                 tally(&mut c, &mut hidden, flags(r.tagset), false);
             }
             for (_, r) in &adds {
                 tally(&mut c, &mut hidden, flags(r.tagset), true);
             }
+            // The base's taggers of t but those that left (`gone`), then
+            // the added records with tags.
+            let gone_tagged: BTreeSet<&Address> = drops
+                .iter()
+                .map(|(f, _)| base.accounts.address(*f))
+                .collect();
             let mut tagged: Vec<(AccountId, u32)> = base
                 .tagged_by
                 .of(t)
+                .filter(|(a, _)| !gone_tagged.contains(a))
                 .filter_map(|(a, set)| Some((base.accounts.id(a)?, set)))
-                .filter(|(x, _)| !changed.contains(x))
                 .chain(
                     adds.iter()
                         .filter(|(_, r)| r.tagset != 0)
@@ -439,11 +460,34 @@ fn tally(c: &mut crate::graph::ranks::Counts, hidden: &mut u32, flags: u8, add: 
     }
 }
 
-/// Inserts `x` into `v`, ordered by `key`.
-fn insert_by<K: Ord>(v: &mut Vec<AccountId>, x: AccountId, key: impl Fn(AccountId) -> K) {
-    let k = key(x);
-    let at = v.partition_point(|&y| key(y) < k);
-    v.insert(at, x);
+/// `v` (ordered by `key`) with `new` (absent from it) inserted in
+/// order: a binary search each, then one pass that copies `v` in the
+/// segments between them (a hub's order is not shifted once per insert).
+fn insert_all<K: Ord>(
+    v: Vec<AccountId>,
+    new: &[AccountId],
+    key: impl Fn(AccountId) -> K,
+) -> Vec<AccountId> {
+    if new.is_empty() {
+        return v;
+    }
+    let mut at: Vec<(usize, K, AccountId)> = new
+        .iter()
+        .map(|&x| {
+            let k = key(x);
+            (v.partition_point(|&y| key(y) < k), k, x)
+        })
+        .collect();
+    at.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    let mut out = Vec::with_capacity(v.len() + new.len());
+    let mut from = 0;
+    for (i, _, x) in at {
+        out.extend_from_slice(&v[from..i]);
+        out.push(x);
+        from = i;
+    }
+    out.extend_from_slice(&v[from..]);
+    out
 }
 
 /// List `token`'s own records in the base (where the base keeps them).
