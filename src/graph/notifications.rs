@@ -17,7 +17,7 @@
 //! (`NotificationsBuilder::finish`).
 
 use std::cmp::Reverse;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -155,6 +155,10 @@ pub(super) struct NotificationIndex {
     ops: Vec<StoredOp>,
     /// (graph-wide op index, tag id) of every tag/untag op, sorted.
     tags: Vec<(u32, u32)>,
+    /// [`NotificationIndex::targets_of`]'s answers by actor: while one
+    /// base serves, each poll's live index asks again for every list
+    /// switched since the base, and a scan reads every op.
+    targets_memo: Mutex<super::FastMap<AccountId, Arc<[AccountId]>>>,
 }
 
 impl NotificationIndex {
@@ -176,20 +180,59 @@ impl NotificationIndex {
         self.ops.len()
     }
 
-    /// The accounts that some op of one of `actors` (sorted) targets: a
-    /// scan of every op (the live index's rare case of a list that stops
-    /// being a primary list).
+    /// The accounts that some op of one of `actors` targets (the live
+    /// index's case of a list that stops being a primary list or changes
+    /// user): one scan of every op for the actors not asked about before,
+    /// a bit test per op, then remembered.
     pub(super) fn targets_of(&self, actors: &[AccountId]) -> Vec<AccountId> {
         const ACTOR_MASK: u32 = (1 << ACTOR_BITS) - 1;
-        (0..self.rows.len() as AccountId)
-            .into_par_iter()
-            .filter(|&t| {
-                let (a, b) = self.rows[t as usize];
-                self.ops[a as usize..b as usize]
-                    .iter()
-                    .any(|op| actors.binary_search(&(op.actor_op & ACTOR_MASK)).is_ok())
-            })
-            .collect()
+        let mut memo = lock(&self.targets_memo);
+        let mut missing: Vec<AccountId> = actors
+            .iter()
+            .copied()
+            .filter(|a| !memo.contains_key(a))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if !missing.is_empty() {
+            let mut bits = vec![0u64; self.rows.len().div_ceil(64)];
+            for &a in &missing {
+                if let Some(w) = bits.get_mut(a as usize / 64) {
+                    *w |= 1 << (a % 64);
+                }
+            }
+            let hit = |a: u32| {
+                bits.get(a as usize / 64)
+                    .is_some_and(|w| w >> (a % 64) & 1 == 1)
+            };
+            let mut pairs: Vec<(AccountId, AccountId)> = (0..self.rows.len() as AccountId)
+                .into_par_iter()
+                .flat_map_iter(|t| {
+                    let (a, b) = self.rows[t as usize];
+                    let mut actors: Vec<AccountId> = self.ops[a as usize..b as usize]
+                        .iter()
+                        .map(|op| op.actor_op & ACTOR_MASK)
+                        .filter(|&a| hit(a))
+                        .collect();
+                    actors.sort_unstable();
+                    actors.dedup();
+                    actors.into_iter().map(move |a| (a, t))
+                })
+                .collect();
+            pairs.sort_unstable();
+            for a in missing {
+                let from = pairs.partition_point(|p| p.0 < a);
+                let to = pairs.partition_point(|p| p.0 <= a);
+                memo.insert(a, pairs[from..to].iter().map(|p| p.1).collect());
+            }
+        }
+        let mut out: Vec<AccountId> = actors
+            .iter()
+            .flat_map(|a| memo.get(a).map_or(&[][..], |t| &t[..]).iter().copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     pub(super) fn heap_bytes(&self) -> usize {
@@ -306,6 +349,7 @@ impl NotificationsBuilder {
             rows,
             ops: self.ops,
             tags: self.tags,
+            targets_memo: Mutex::default(),
         }
     }
 }

@@ -127,10 +127,17 @@ pub(super) fn rows(
     // written whole; the others only gain new ops, kept beside the base
     // row with their places in it (a hub's row is not copied).
     let mut rewritten: BTreeSet<AccountId> = joins.keys().copied().collect();
-    let mut actors: Vec<AccountId> = dropped.iter().filter_map(|&l| actor_base(l)).collect();
+    // A base op is of a dropped list when its actor is that list's base
+    // user: the actors of dropped and moved ops, as bits, so that the
+    // rows rewritten (hubs' among them) cost a bit test per op.
+    let gone: BTreeSet<AccountId> = dropped.iter().filter_map(|&l| actor_base(l)).collect();
+    let mut actors: Vec<AccountId> = gone.iter().copied().collect();
     actors.extend(moved.keys());
+    let mut bits = vec![0u64; (base.accounts.len()).div_ceil(64)];
+    for &a in &actors {
+        bits[a as usize / 64] |= 1 << (a % 64);
+    }
     if !actors.is_empty() {
-        actors.sort_unstable();
         rewritten.extend(base.notifications.targets_of(&actors));
     }
     let mut plain = FastMap::default();
@@ -154,8 +161,10 @@ pub(super) fn rows(
         join.sort_unstable_by_key(|e| Reverse(e.0));
         let of = g.base_notifications(t);
         let kept = (0..of.len()).map(|i| of.get(i)).filter_map(|mut n| {
-            let list = base.accounts.primary_list(n.actor);
-            if list.is_some_and(|l| dropped.contains(&l)) {
+            if bits[n.actor as usize / 64] >> (n.actor % 64) & 1 == 0 {
+                return Some(n);
+            }
+            if gone.contains(&n.actor) {
                 return None;
             }
             if let Some(&actor) = moved.get(&n.actor) {
