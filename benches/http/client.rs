@@ -1,10 +1,9 @@
-//! A minimal HTTP/1.1 client (std only) for the bench's setup requests:
+//! The bench's HTTP client (ureq) for its setup requests:
 //! readiness, `/snapshot`, `/metrics`, the subjects and each scenario's
 //! body sizes. The load itself is wrk's.
 
 use std::fmt::Write as _;
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -25,71 +24,52 @@ impl HttpAnswer {
     }
 }
 
-/// `GET path` on a fresh connection (`Connection: close`); the body is
-/// de-chunked.
+/// `GET path` on a connection of its own (`Connection: close`); a
+/// scenario's `POST <path> <body>` line is sent as that POST.
 pub fn http_get(addr: &str, path: &str) -> Result<HttpAnswer, String> {
-    let mut s = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
-    s.set_read_timeout(Some(Duration::from_secs(120))).ok();
-    // A scenario's `POST <path> <body>` line is sent as that POST.
-    match path
+    let (method, target, body) = match path
         .strip_prefix("POST ")
         .and_then(|rest| rest.split_once(' '))
     {
-        Some((target, body)) => write!(
-            s,
-            "POST {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        ),
-        None => write!(
-            s,
-            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAccept: */*\r\n\r\n"
-        ),
+        Some((target, body)) => ("POST", target, body.as_bytes().to_vec()),
+        None => ("GET", path, Vec::new()),
+    };
+    let mut request = ureq::http::Request::builder()
+        .method(method)
+        .uri(format!("http://{addr}{target}"))
+        .header("Connection", "close");
+    if method == "POST" {
+        request = request.header("Content-Type", "application/json");
     }
-    .map_err(|e| format!("write: {e}"))?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).map_err(|e| format!("read: {e}"))?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or("no end of headers")?;
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut body = raw[split + 4..].to_vec();
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("bad status line in {head:?}"))?;
-    let chunked = head.lines().any(|l| {
-        let l = l.to_ascii_lowercase();
-        l.starts_with("transfer-encoding:") && l.contains("chunked")
-    });
-    if chunked {
-        body = dechunk(&body)?;
+    let request = request.body(body).map_err(|e| e.to_string())?;
+    let mut response = client().run(request).map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    let mut head = format!("HTTP/1.1 {}", response.status());
+    for (k, v) in response.headers() {
+        let _ = write!(head, "\r\n{k}: {}", String::from_utf8_lossy(v.as_bytes()));
     }
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(u64::MAX)
+        .read_to_vec()
+        .map_err(|e| format!("read: {e}"))?;
     Ok(HttpAnswer { status, head, body })
 }
 
-fn dechunk(mut data: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    loop {
-        let eol = data
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .ok_or("bad chunk")?;
-        let size_text = String::from_utf8_lossy(&data[..eol]);
-        let size_text = size_text.split(';').next().unwrap_or("").trim();
-        let size = usize::from_str_radix(size_text, 16).map_err(|_| "bad chunk size")?;
-        data = &data[eol + 2..];
-        if size == 0 {
-            return Ok(out);
-        }
-        if data.len() < size + 2 {
-            return Err("truncated chunk".into());
-        }
-        out.extend_from_slice(&data[..size]);
-        data = &data[size + 2..];
-    }
+/// The bench's one client (the tests' too): statuses are answers, no
+/// redirect, no idle connection kept.
+fn client() -> &'static ureq::Agent {
+    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .max_idle_connections(0)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .build()
+            .into()
+    })
 }
 
 /// The JSON body of a 200 answer; anything else stops the bench.

@@ -25,7 +25,7 @@ fn name_only_ens(name: &str) -> Value {
 
 #[test]
 fn user_account_exact_text() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     assert_text(
         &srv.get(&format!("/api/v1/users/{K1}/account")),
         200,
@@ -40,7 +40,7 @@ fn user_account_exact_text() {
 
 #[test]
 fn user_account_by_name_and_for_any_address() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for who in [
         "kay.eth",
         "KAY.ETH",
@@ -83,7 +83,7 @@ fn user_account_by_name_and_for_any_address() {
 
 #[test]
 fn unknown_names_are_404() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for endpoint in ["account", "lists", "primary-list"] {
         for who in [
             "nobody.eth",
@@ -100,7 +100,7 @@ fn unknown_names_are_404() {
 
 #[test]
 fn list_account_of_a_primary_list_exact_text() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     assert_text(
         &srv.get("/api/v1/lists/2/account"),
         200,
@@ -121,7 +121,7 @@ fn list_account_of_a_primary_list_exact_text() {
 
 #[test]
 fn list_account_of_a_list_that_is_not_primary() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // 10 is K1's second list: K1's primary list is 1.
     assert_json(
         &srv.get("/api/v1/lists/10/account"),
@@ -140,7 +140,7 @@ fn list_account_of_a_list_that_is_not_primary() {
 
 #[test]
 fn list_account_without_user_is_404() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // 300: user is the zero address; 5, 999 and u64::MAX: not in lists
     // (999 holds records all the same).
     for id in ["300", "5", "999", "18446744073709551615"] {
@@ -155,7 +155,7 @@ fn list_account_without_user_is_404() {
 
 #[test]
 fn user_lists_exact_text() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // K1: user, owner and manager of 1, user and owner of 10: each once.
     assert_text(
         &srv.get("/api/v1/users/kay.eth/lists"),
@@ -166,7 +166,7 @@ fn user_lists_exact_text() {
 
 #[test]
 fn user_lists_by_role() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for (who, want) in [
         // K2 is user (not owner) of 2.
         (K2, json!({"primary_list": "2", "lists": ["2"]})),
@@ -198,7 +198,7 @@ fn user_lists_by_role() {
 
 #[test]
 fn user_primary_list() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     assert_text(
         &srv.get(&format!("/api/v1/users/{K4}/primary-list")),
         200,
@@ -230,7 +230,7 @@ fn user_primary_list() {
 /// the same in 9 (any list of X), 10, 13 and 14.
 #[test]
 fn primary_list_agrees_across_endpoints() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for (who, lists, want) in [
         (K1, &["1", "10"][..], json!("1")),
         (K2, &["2"][..], json!("2")),
@@ -249,7 +249,7 @@ fn primary_list_agrees_across_endpoints() {
 
 #[test]
 fn head_cache_and_ignored_parameters() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for target in [
         format!("/api/v1/users/{K1}/account"),
         "/api/v1/lists/10/account".to_owned(),
@@ -282,7 +282,7 @@ fn head_cache_and_ignored_parameters() {
 fn the_zero_address_has_no_primary_list() {
     const Z: &str = "0x0000000000000000000000000000000000000000";
     const O: &str = "0x0101010101010101010101010101010101010101";
-    let srv = TestServer::start(
+    let srv = TestService::start(
         &Builder::new()
             .list_roles(5, Z, O, O)
             .primary(Z, 5)

@@ -12,7 +12,7 @@ use crate::support::*;
 /// 19 is 6 in every respect: the same bytes for every query.
 #[test]
 fn user_all_followers_is_user_followers() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     for q in [
         "",
         "limit=2",
@@ -50,7 +50,7 @@ fn user_all_followers_is_user_followers() {
 /// 20 keeps the followers 7 leaves out (F2 blocks T6, F3 mutes T6).
 #[test]
 fn list_all_followers_keeps_blocking_and_muting_followers() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let addresses_of = |path: &str| addresses(&srv.get(path).json(), "followers");
     assert_eq!(
         addresses_of("/api/v1/lists/30/allFollowers"),
@@ -91,7 +91,7 @@ fn latest(address: &str, list: &str, at: &str) -> Value {
 
 #[test]
 fn latest_followers_newest_first_ties_by_address_exact_text() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     assert_text(
         &srv.get("/api/v1/users/target.ETH/latestFollowers?limit=2"),
         200,
@@ -135,7 +135,7 @@ fn latest_followers_newest_first_ties_by_address_exact_text() {
 
 #[test]
 fn latest_followers_edges_and_errors() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let empty = r#"{"followers":[]}"#;
     for path in [
         format!("/api/v1/users/{T6}/latestFollowers?offset=6"),
@@ -148,7 +148,7 @@ fn latest_followers_edges_and_errors() {
         assert_text(&srv.get(&path), 200, empty);
     }
     // Ten by default.
-    let bulk_srv = TestServer::start(&bulk());
+    let bulk_srv = TestService::start(&bulk());
     let page = bulk_srv
         .get(&format!("/api/v1/users/{Z}/latestFollowers"))
         .json();

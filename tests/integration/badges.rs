@@ -46,7 +46,7 @@ const NONE_HELD: &str = concat!(
 
 #[test]
 fn user_badges_by_address_exact_text() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     assert_text(
         &srv.get(&format!("/api/v1/users/{P}/badges")),
         200,
@@ -56,7 +56,7 @@ fn user_badges_by_address_exact_text() {
 
 #[test]
 fn user_badges_by_mixed_case_address() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     assert_text(
         &srv.get(&format!("/api/v1/users/{P_MIXED}/badges")),
         200,
@@ -66,7 +66,7 @@ fn user_badges_by_mixed_case_address() {
 
 #[test]
 fn user_badges_by_name_case_insensitive() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     for name in [
         "Bob12.eth",
         "bob12.eth",
@@ -84,7 +84,7 @@ fn user_badges_by_name_case_insensitive() {
 
 #[test]
 fn user_badges_by_unicode_name_case_insensitive() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     // Stored "Über.eth"; "über.ETH" and "ÜBER.eth" match by Unicode lower-casing.
     for name in ["%C3%9Cber.eth", "%C3%BCber.ETH", "%C3%9CBER.eth"] {
         assert_json(
@@ -97,7 +97,7 @@ fn user_badges_by_unicode_name_case_insensitive() {
 
 #[test]
 fn list_badges_reports_on_the_lists_user() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     assert_text(&srv.get("/api/v1/lists/10/badges"), 200, P_BADGES);
     assert_text(&srv.get("/api/v1/lists/010/badges"), 200, P_BADGES);
     assert_json(&srv.get("/api/v1/lists/11/badges"), 200, q_badges());
@@ -105,7 +105,7 @@ fn list_badges_reports_on_the_lists_user() {
 
 #[test]
 fn list_badges_of_a_list_that_is_not_primary() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     // 12 is P's second list: P's badges.
     assert_text(&srv.get("/api/v1/lists/12/badges"), 200, P_BADGES);
     assert_text(
@@ -117,7 +117,7 @@ fn list_badges_of_a_list_that_is_not_primary() {
 
 #[test]
 fn list_badges_without_user() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     // 14: user is the zero address (owner P); 13, u64::MAX: not in lists.
     for id in ["14", "13", "18446744073709551615"] {
         assert_no_user_found(&srv.get(&format!("/api/v1/lists/{id}/badges")));
@@ -126,7 +126,7 @@ fn list_badges_without_user() {
 
 #[test]
 fn list_badges_invalid_token_id() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     for id in ["0", "-1", "abc", "1.5", "%2B1", "18446744073709551616"] {
         assert_invalid_list_id(&srv.get(&format!("/api/v1/lists/{id}/badges")));
     }
@@ -134,14 +134,14 @@ fn list_badges_invalid_token_id() {
 
 #[test]
 fn badges_of_valid_unknown_address_is_every_event_not_held() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     let resp = srv.get("/api/v1/users/0x0123456789012345678901234567890123456789/badges");
     assert_text(&resp, 200, NONE_HELD);
 }
 
 #[test]
 fn badges_without_badge_events_is_empty_list() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_text(
         &srv.get(&format!("/api/v1/users/{A}/badges")),
         200,
@@ -158,7 +158,7 @@ fn badges_without_badge_events_is_empty_list() {
 
 #[test]
 fn badges_unknown_or_invalid_account() {
-    let srv = TestServer::start(&badges());
+    let srv = TestService::start(&badges());
     for who in [
         "0x123",
         "0XC9C3A4337a1bBa75D0860A1A81f7B990dc607334", // upper-case X: not an address

@@ -15,7 +15,7 @@ fn null_ens() -> serde_json::Value {
 
 #[test]
 fn details_with_ens_row_exact_text() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let resp = srv.get("/api/v1/lists/1/details");
     assert_text(
         &resp,
@@ -35,7 +35,7 @@ fn details_with_ens_row_exact_text() {
 
 #[test]
 fn details_without_ens_row_is_all_null_object() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // B: followers 3 (rank 2, tied with A), following 2 (rank 4 after the
     // three-way tie at 1), mutuals 2 (rank 3), top8 0, blocks 2 (rank 1).
     let resp = srv.get("/api/v1/lists/2/details");
@@ -55,7 +55,7 @@ fn details_without_ens_row_is_all_null_object() {
 
 #[test]
 fn details_ens_row_with_nulls_gives_empty_objects() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // C: followers 1 (rank 4: D 1, A 2, B 2, C 4), following 3 (rank 1),
     // mutuals 1 (rank 4), top8 0, blocks 1 (rank 2).
     let resp = srv.get("/api/v1/lists/3/details");
@@ -75,7 +75,7 @@ fn details_ens_row_with_nulls_gives_empty_objects() {
 
 #[test]
 fn details_self_follow_counts_and_partial_ens() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // D follows itself: followers 4 (rank 1), mutuals 3 incl. itself (rank 1,
     // tied with A), following 3 (rank 1), top8 3 (rank 1), blocks 0.
     let resp = srv.get("/api/v1/lists/4/details");
@@ -99,7 +99,7 @@ fn details_self_follow_counts_and_partial_ens() {
 
 #[test]
 fn details_zero_counts_rank_zero() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let resp = srv.get("/api/v1/lists/7/details");
     assert_text(
         &resp,
@@ -117,7 +117,7 @@ fn details_zero_counts_rank_zero() {
 
 #[test]
 fn details_token_id_leading_zeros() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let plain = srv.get("/api/v1/lists/7/details");
     assert_eq!(plain.status, 200);
     for id in ["007", "0000000000000000000000000000007"] {
@@ -130,7 +130,7 @@ fn details_token_id_leading_zeros() {
 
 #[test]
 fn details_of_a_list_that_is_not_primary_is_its_users() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // 5 is A's second list: A's details, primary_list "1", byte for byte
     // the answer of A's primary list 1.
     let one = srv.get("/api/v1/lists/1/details");
@@ -155,7 +155,7 @@ fn details_of_a_list_that_is_not_primary_is_its_users() {
 
 #[test]
 fn details_of_a_list_without_user_is_no_user_found() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // 8: user is the zero address; 99 (records but no lists row), 9 and
     // u64::MAX: not in lists.
     for id in ["8", "99", "9", "18446744073709551615"] {
@@ -165,7 +165,7 @@ fn details_of_a_list_without_user_is_no_user_found() {
 
 #[test]
 fn details_primary_lists_row_naming_someone_elses_list_is_ignored() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // E names list 1 (user A) as primary: list 1 still stands for A.
     let resp = srv.get("/api/v1/lists/1/details");
     assert_eq!(resp.json()["address"], A, "{}", resp.text());
@@ -174,7 +174,7 @@ fn details_primary_lists_row_naming_someone_elses_list_is_ignored() {
 
 #[test]
 fn details_invalid_token_ids() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for id in [
         "0",
         "00",
@@ -197,7 +197,7 @@ fn details_invalid_token_ids() {
 
 #[test]
 fn details_ignores_parameters_it_does_not_take() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let plain = srv.get("/api/v1/lists/2/details");
     assert_eq!(plain.status, 200);
     for q in [
@@ -216,7 +216,7 @@ fn details_ignores_parameters_it_does_not_take() {
 fn details_count_block_and_mute_records() {
     // fixtures::followers: see leaderboard::search_counts_block_and_mute_records;
     // top8: T6 2 (by F1, F3) -> rank 1, nobody else.
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let ens = json!({"name": "Target.eth", "avatar": null, "header": null, "display": null,
                      "records": {}, "chains": {}, "fresh": null, "resolver": null, "errors": {}});
     assert_json(
@@ -247,7 +247,7 @@ fn details_of_lists_that_are_not_primary() {
     // list 31). F1: followers 1 (T6; W's list 39 is not primary) -> rank 4
     // after T6 6, F5 4, F2 2; following 4 (T6, F4, F5, W) -> rank 2 after
     // T6 5; mutuals 1 (T6) -> rank 2 after T6 5; no top8, no block.
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let f1 = format!(
         concat!(
             r#"{{"address":"0x1111111111111111111111111111111111111111","ens":{},"#,
@@ -299,7 +299,7 @@ fn details_ens_json_printed_as_stored() {
             ..Default::default()
         })
         .build();
-    let srv = TestServer::start(&tables);
+    let srv = TestService::start(&tables);
     assert_text(
         &srv.get("/api/v1/lists/1/details"),
         200,
@@ -331,7 +331,7 @@ fn name_only_ens(name: &str) -> Value {
 
 #[test]
 fn user_details_is_list_details_of_the_primary_list() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // K1: mutuals 3, followers 3, following 4, top8 2 (tied with K8):
     // rank 1 each; never blocked.
     let want = concat!(
@@ -368,7 +368,7 @@ fn user_details_is_list_details_of_the_primary_list() {
 
 #[test]
 fn user_details_without_primary_list() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // K5: followed by K4 (rank 5 after 3, 2, 2, 2), blocked by K4 (rank
     // 2 with K4); no primary list, so nothing else. Its list 20 answers
     // the same.
@@ -417,7 +417,7 @@ fn user_details_without_primary_list() {
 
 #[test]
 fn user_details_unknown_names() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for who in ["nobody.eth", "0x123", "0x", "%E2%98%83"] {
         assert_bad_ens(&srv.get(&format!("/api/v1/users/{who}/details")));
         assert_bad_ens(&srv.get(&format!("/api/v1/users/{who}/details?cache=fresh")));
@@ -429,7 +429,7 @@ fn user_details_unknown_names() {
 /// (fixtures::graph).
 #[test]
 fn user_details_equal_primary_list_details() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for (who, list) in [(A, 1), (B, 2), (C, 3), (D, 4), (F, 7)] {
         let one = srv.get(&format!("/api/v1/lists/{list}/details"));
         assert_eq!(one.status, 200, "{}", one.text());

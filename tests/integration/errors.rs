@@ -50,7 +50,7 @@ pub const KNOWN: [&str; 40] = [
 
 #[test]
 fn unknown_paths_are_404_with_decoded_path() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for (target, shown) in [
         ("/", "/"),
         ("/api", "/api"),
@@ -110,7 +110,7 @@ fn unknown_paths_are_404_with_decoded_path() {
 
 #[test]
 fn percent_encoded_known_segments_are_decoded() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let plain = srv.get("/api/v1/lists/1/details");
     assert_eq!(plain.status, 200);
     for target in [
@@ -128,7 +128,7 @@ fn percent_encoded_known_segments_are_decoded() {
 
 #[test]
 fn other_methods_on_known_paths_are_405() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for method in ["POST", "PUT", "DELETE", "PATCH", "TRACE", "FOO"] {
         for path in KNOWN {
             let resp = srv.request(method, path, &[]);
@@ -157,7 +157,7 @@ fn other_methods_on_known_paths_are_405() {
 
 #[test]
 fn method_405_shows_decoded_path_without_query() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_text(
         &srv.request("POST", "/api/v1/leaderboard/search?term=x&limit=y", &[]),
         405,
@@ -172,7 +172,7 @@ fn method_405_shows_decoded_path_without_query() {
 
 #[test]
 fn unknown_path_for_any_method_is_404() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for method in ["GET", "POST", "PUT", "DELETE", "OPTIONS", "FOO"] {
         let resp = srv.request(method, "/api/v1/nope", &[]);
         assert_unknown_path(&resp, "/api/v1/nope");
@@ -192,7 +192,7 @@ fn unknown_path_for_any_method_is_404() {
 
 #[test]
 fn error_precedence() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // Unknown path before method.
     assert_unknown_path(
         &srv.request("POST", "/api/v1/lists/abc/details/?limit=x", &[]),
@@ -243,7 +243,7 @@ fn error_precedence() {
 
 #[test]
 fn invalid_utf8_in_path_is_400() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for target in [
         "/api/v1/users/%FF/badges",
         "/api/v1/users/%C3/followers",
@@ -261,7 +261,7 @@ fn invalid_utf8_in_path_is_400() {
 /// invalid list id on each of the three list endpoints, before parameters.
 #[test]
 fn invalid_utf8_token_id_is_invalid_list_id() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for target in [
         "/api/v1/lists/%FF/details",
         "/api/v1/lists/1%C0%AF/details",
@@ -280,7 +280,7 @@ fn invalid_utf8_token_id_is_invalid_list_id() {
 
 #[test]
 fn valid_utf8_names_in_path() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // "ÇAROL.ETH" -> C by Unicode lower-casing.
     let resp = srv.get("/api/v1/users/%C3%87AROL.ETH/followers");
     assert_eq!(resp.status, 200, "{}", resp.text());
@@ -291,7 +291,7 @@ fn valid_utf8_names_in_path() {
 
 #[test]
 fn no_5xx_on_odd_input() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let long = "9".repeat(5000);
     for target in [
         format!("/api/v1/lists/{long}/details"),

@@ -148,11 +148,7 @@ fn every_try_it_line_answers_on_the_default_snapshot() {
         "{} lines: the block was not read",
         lines.len()
     );
-    let srv = TestServer::spawn(
-        tempfile::tempdir().expect("tempdir"),
-        &serve_args(&root.join("snapshots")),
-        &[],
-    );
+    let srv = TestService::open(&root.join("snapshots"), &[]);
     let mut failures = Vec::new();
     for curl in &lines {
         let headers: Vec<(&str, &str)> = curl
@@ -222,13 +218,9 @@ fn a_try_it_line_is_read_as_the_shell_reads_it() {
 }
 
 /// The server on the committed default snapshot.
-fn default_server() -> TestServer {
+fn default_server() -> TestService {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    TestServer::spawn(
-        tempfile::tempdir().expect("tempdir"),
-        &serve_args(&root.join("snapshots")),
-        &[],
-    )
+    TestService::open(&root.join("snapshots"), &[])
 }
 
 /// An example of the OpenAPI document whose summary is a request.

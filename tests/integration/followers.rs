@@ -54,7 +54,7 @@ const EMPTY: &str = r#"{"followers":[]}"#;
 
 #[test]
 fn user_followers_exact_text_first_page() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let resp = srv.get(&users("limit=2"));
     assert_text(
         &resp,
@@ -72,7 +72,7 @@ fn user_followers_exact_text_first_page() {
 
 #[test]
 fn user_followers_include_blocking_and_muting_followers() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     // Default sort latest: updated_at desc, F1/F4 tie broken by address.
     // F7 (tag row only), F8 (non-primary list), F1's list 36 are not seen.
     assert_json(
@@ -84,7 +84,7 @@ fn user_followers_include_blocking_and_muting_followers() {
 
 #[test]
 fn list_followers_exclude_blocking_and_muting_followers() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     // F2 blocks T6, F3 mutes T6: excluded. F5 is blocked/muted BY T6: kept.
     assert_json(
         &srv.get("/api/v1/lists/30/followers"),
@@ -104,7 +104,7 @@ fn list_followers_exclude_blocking_and_muting_followers() {
 
 #[test]
 fn sort_orders() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let latest = followers_of(vec![e_f2(), e_f5(), e_f1(), e_f4(), e_t6(), e_f3()]);
     for s in ["latest", "LATEST", "Latest", "bogus", "", "%20latest"] {
         assert_json(&srv.get(&users(&format!("sort={s}"))), 200, latest.clone());
@@ -130,7 +130,7 @@ fn sort_orders() {
 
 #[test]
 fn list_sort_orders() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     assert_json(
         &srv.get(&lists("sort=earliest")),
         200,
@@ -150,7 +150,7 @@ fn list_sort_orders() {
 
 #[test]
 fn tags_filter() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     assert_json(
         &srv.get(&users("tags=top8")),
         200,
@@ -201,7 +201,7 @@ fn tags_filter() {
 
 #[test]
 fn limit_and_offset() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     assert_json(
         &srv.get(&users("limit=2&offset=1")),
         200,
@@ -239,7 +239,7 @@ fn limit_and_offset() {
 
 #[test]
 fn default_limit_is_10() {
-    let srv = TestServer::start(&bulk());
+    let srv = TestService::start(&bulk());
     let resp = srv.get(&format!("/api/v1/users/{Z}/followers"));
     assert_eq!(resp.status, 200, "{}", resp.text());
     let want: Vec<String> = (51..=60u8).rev().map(n).collect();
@@ -263,7 +263,7 @@ fn default_limit_is_10() {
 
 #[test]
 fn is_blocked_is_about_the_targets_record() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     // Followers of F2: T6 (record tagged mute) and F3, both at S + 100 ms:
     // address order. F2's own record of T6 carries block.
     let t6 = json!({"svc_list_nft_token_id": "30", "address": T6, "tags": ["mute"],
@@ -287,7 +287,7 @@ fn is_blocked_is_about_the_targets_record() {
 
 #[test]
 fn followers_of_f5() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let at = "2024-10-14T00:00:00.100Z";
     let f1 = json!({"svc_list_nft_token_id": "31", "address": F1, "tags": [],
                     "is_following": false, "is_blocked": false, "is_muted": false, "updated_at": at});
@@ -318,7 +318,7 @@ fn followers_of_f5() {
 
 #[test]
 fn list_followers_of_f1() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     // Only T6 follows F1 (W's list 39 is not primary). F1 follows T6 with
     // tags top8/apple/Zed (no block/mute): is_following.
     assert_json(
@@ -334,7 +334,7 @@ fn list_followers_of_f1() {
 
 #[test]
 fn target_without_primary_list_is_all_false() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     // W has no primary list (its row names F1's list 31); its own list 39
     // holds a record of F1 but does not count.
     let want = followers_of(vec![
@@ -356,7 +356,7 @@ fn target_without_primary_list_is_all_false() {
 
 #[test]
 fn by_name_and_mixed_case() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let want = followers_of(vec![e_f2(), e_f5(), e_f1(), e_f4(), e_t6(), e_f3()]);
     for who in [
         "Target.eth",
@@ -374,7 +374,7 @@ fn by_name_and_mixed_case() {
 
 #[test]
 fn no_followers_and_unknown_accounts() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     for who in [
         "0x0123456789abcdef0123456789abcdef01234567",
         F7, // nobody follows F7
@@ -398,7 +398,7 @@ fn no_followers_and_unknown_accounts() {
 
 #[test]
 fn list_followers_of_lists_that_are_not_primary() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     // 36 is F1's second list: F1's followers, as list 31 (T6 only).
     let f1s = followers_of(vec![
         json!({"svc_list_nft_token_id": "30", "address": T6, "tags": [],
@@ -426,7 +426,7 @@ fn list_followers_of_lists_that_are_not_primary() {
 
 #[test]
 fn list_followers_without_user_or_invalid() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     // 41: user is the zero address; 40, 99, u64::MAX: not in lists.
     for id in ["41", "40", "99", "18446744073709551615"] {
         assert_no_user_found(&srv.get(&format!("/api/v1/lists/{id}/followers")));
@@ -452,7 +452,7 @@ fn list_followers_without_user_or_invalid() {
 
 #[test]
 fn bad_parameters() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     for v in [
         "-1",
         "1e3",
@@ -482,7 +482,7 @@ fn bad_parameters() {
 
 #[test]
 fn parameter_precedence() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     // Table order: limit, offset, tags, sort; then unknown account/list.
     let mut q = vec!["sort=%FF", "tags=%FE", "offset=x", "limit=y"];
     for text in [
@@ -506,7 +506,7 @@ fn parameter_precedence() {
 
 #[test]
 fn repeated_and_unknown_parameters() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     assert_json(
         &srv.get(&users("limit=1&limit=x")),
         200,
@@ -551,7 +551,7 @@ fn ns(ids: &[u8]) -> Vec<String> {
 }
 
 /// The follower addresses of a 200 answer to `path`.
-fn page(srv: &TestServer, path: &str) -> Vec<String> {
+fn page(srv: &TestService, path: &str) -> Vec<String> {
     let resp = srv.get(path);
     assert_eq!(resp.status, 200, "{}", resp.text());
     addresses(&resp.json(), "followers")
@@ -559,7 +559,7 @@ fn page(srv: &TestServer, path: &str) -> Vec<String> {
 
 #[test]
 fn earliest_orders_runs_of_equal_times_across_pages() {
-    let srv = TestServer::start(&runs());
+    let srv = TestService::start(&runs());
     let users = |q: &str| page(&srv, &format!("/api/v1/users/{Z}/followers?{q}"));
     assert_eq!(users("sort=earliest&limit=40"), ns(&EARLIEST));
     assert_eq!(
@@ -592,7 +592,7 @@ fn earliest_orders_runs_of_equal_times_across_pages() {
 
 #[test]
 fn list_followers_exclusion_applies_before_the_page() {
-    let srv = TestServer::start(&runs());
+    let srv = TestService::start(&runs());
     let lists = |q: &str| page(&srv, &format!("/api/v1/lists/999/followers?{q}"));
     let unmuted: Vec<u8> = EARLIEST.iter().copied().filter(|i| i % 5 != 0).collect();
     assert_eq!(lists("sort=earliest&limit=40"), ns(&unmuted));

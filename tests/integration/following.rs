@@ -24,7 +24,7 @@ fn following(entries: Vec<Value>) -> Value {
 
 #[test]
 fn user_following_leaves_out_block_and_mute_newest_first_exact_text() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_text(
         &srv.get(&format!("/api/v1/users/{A}/following")),
         200,
@@ -41,7 +41,7 @@ fn user_following_leaves_out_block_and_mute_newest_first_exact_text() {
 
 #[test]
 fn user_all_following_keeps_block_in_every_sort_and_pages() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let all = |q: &str| srv.get(&format!("/api/v1/users/alice.eth/allFollowing?{q}"));
     let (c, b, d) = (entry(C, &["block"]), entry(B, &[]), entry(D, &["top8"]));
     assert_json(
@@ -87,7 +87,7 @@ fn followers_sort_ties_by_address() {
         .record(4, B, S)
         .record(2, C, S)
         .build();
-    let srv = TestServer::start(&tables);
+    let srv = TestService::start(&tables);
     let get = |q: &str| srv.get(&format!("/api/v1/users/{A}/following?{q}"));
     let (b, c, d) = (entry(B, &[]), entry(C, &[]), entry(D, &[]));
     // C has 2 followers (A, B) too: B, C, D tie at 2, address ascending.
@@ -108,7 +108,7 @@ fn followers_sort_ties_by_address() {
 
 #[test]
 fn include_ens_adds_the_ens_object_and_is_validated() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let null_ens = json!({"name": null, "avatar": null, "header": null, "display": null,
         "records": {}, "chains": {}, "fresh": null, "resolver": null, "errors": {}});
     let dave = json!({"name": "Dave.eth", "avatar": "https://example.com/dave.png",
@@ -153,7 +153,7 @@ fn include_ens_adds_the_ens_object_and_is_validated() {
 
 #[test]
 fn list_following_reads_the_lists_own_records_primary_or_not() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let get = |p: &str| srv.get(&format!("/api/v1/lists/{p}"));
     // List 1 is A's primary list: the same records as A's.
     assert_json(
@@ -193,7 +193,7 @@ fn list_following_reads_the_lists_own_records_primary_or_not() {
 
 #[test]
 fn all_following_addresses_and_export_state_newest_first() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_text(
         &srv.get("/api/v1/lists/1/allFollowingAddresses"),
         200,
@@ -229,7 +229,7 @@ fn all_following_addresses_and_export_state_newest_first() {
 
 #[test]
 fn accounts_without_a_list_or_data_follow_nobody() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for who in [E, "0x0000000000000000000000000000000000000001", "ghost.eth"] {
         for what in ["following", "allFollowing"] {
             assert_text(

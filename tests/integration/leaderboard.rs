@@ -45,7 +45,7 @@ const EMPTY: &str = r#"{"last_updated":"2026-11-20T12:00:00.000Z","results":[]}"
 
 #[test]
 fn search_exact_text_one_row() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let resp = srv.get("/api/v1/leaderboard/search?term=alice");
     assert_text(
         &resp,
@@ -63,7 +63,7 @@ fn search_exact_text_one_row() {
 
 #[test]
 fn search_all_addresses_ordered_by_followers_then_address() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // "0x" matches every address; E (no primary list, only invisible data),
     // G (ens only) and H (primary row naming a missing list) are not on the
     // leaderboard. D 4, then A 3 and B 3 (address asc), C 1, F 0.
@@ -77,7 +77,7 @@ fn search_all_addresses_ordered_by_followers_then_address() {
 
 #[test]
 fn search_by_address_substring_case_insensitive() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_json(
         &srv.get("/api/v1/leaderboard/search?term=2222"),
         200,
@@ -97,7 +97,7 @@ fn search_by_address_substring_case_insensitive() {
 
 #[test]
 fn search_by_name_substring_case_insensitive() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_json(
         &srv.get("/api/v1/leaderboard/search?term=ALICE"),
         200,
@@ -130,7 +130,7 @@ fn search_by_name_substring_case_insensitive() {
 
 #[test]
 fn search_term_is_trimmed_and_plus_is_space() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for term in ["%20dave%20", "+dave+", "%09dave%0A", "+%20dave"] {
         assert_json(
             &srv.get(&format!("/api/v1/leaderboard/search?term={term}")),
@@ -148,7 +148,7 @@ fn search_term_is_trimmed_and_plus_is_space() {
 
 #[test]
 fn search_missing_or_empty_term_is_empty() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for q in [
         "",
         "?",
@@ -168,7 +168,7 @@ fn search_missing_or_empty_term_is_empty() {
 
 #[test]
 fn search_is_a_literal_substring() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for term in [
         "%25", "_", "a_i", "a%25e", "*", "al.*", "ghost", "5555", "7777", "9999", "bob",
     ] {
@@ -182,7 +182,7 @@ fn search_is_a_literal_substring() {
 
 #[test]
 fn search_limit_and_offset() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_json(
         &srv.get("/api/v1/leaderboard/search?term=0x&limit=2&offset=1"),
         200,
@@ -228,7 +228,7 @@ fn search_limit_and_offset() {
 
 #[test]
 fn search_default_limit_is_50() {
-    let srv = TestServer::start(&bulk());
+    let srv = TestService::start(&bulk());
     // Z has 60 followers, the 60 followers have 0 and come by address.
     let resp = srv.get("/api/v1/leaderboard/search?term=0x");
     assert_eq!(resp.status, 200, "{}", resp.text());
@@ -251,7 +251,7 @@ fn search_default_limit_is_50() {
 
 #[test]
 fn search_limit_above_maximum() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for limit in ["1001", "18446744073709551615", "000001001"] {
         assert_400(
             &srv.get(&format!("/api/v1/leaderboard/search?term=0x&limit={limit}")),
@@ -262,7 +262,7 @@ fn search_limit_above_maximum() {
 
 #[test]
 fn search_bad_parameters() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for v in [
         "-1",
         "1e3",
@@ -296,7 +296,7 @@ fn search_bad_parameters() {
 
 #[test]
 fn search_parameter_precedence_follows_table_order() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // term, limit, offset
     assert_400(
         &srv.get("/api/v1/leaderboard/search?offset=x&limit=y&term=%FF"),
@@ -318,7 +318,7 @@ fn search_parameter_precedence_follows_table_order() {
 
 #[test]
 fn search_repeated_and_unknown_parameters() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // The first occurrence counts.
     assert_json(
         &srv.get("/api/v1/leaderboard/search?term=alice&term=dave"),
@@ -361,7 +361,7 @@ fn search_repeated_and_unknown_parameters() {
 /// F8 (only a non-primary list) is not on the leaderboard.
 #[test]
 fn search_counts_block_and_mute_records() {
-    let srv = TestServer::start(&followers());
+    let srv = TestService::start(&followers());
     let row = |address: &str, name: Value, ranks: [&str; 4], counts: [&str; 4]| {
         json!({"address": address, "name": name, "avatar": null, "header": null,
                "mutuals_rank": ranks[0], "followers_rank": ranks[1],

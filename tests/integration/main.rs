@@ -1,6 +1,10 @@
 //! HTTP integration tests: each test writes a small hand-made snapshot,
-//! runs the real `followgraph serve` binary on a free port and checks the
-//! answers against the API reference (docs/openapi.yaml) byte for byte.
+//! serves it and checks the answers against the API reference
+//! (docs/openapi.yaml) byte for byte. The endpoint families drive the
+//! server's request handling in process (`TestService`); what is about
+//! the process (reload and signals, limits, hostile bytes, probes, S3,
+//! export, the tail, the container) runs the real `followgraph serve`
+//! binary on a free port (`TestServer`).
 
 mod fixtures;
 mod pg;

@@ -74,7 +74,7 @@ fn all_answer() -> Value {
 
 #[test]
 fn hour_window_exact_text() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     // [S - 1h, S]: n6 and n7 at S (seq 16 before seq 15), n5 at S - 1h.
     let resp = srv.get(&url("interval=hour&start=1728864000"));
     let t = TH;
@@ -102,7 +102,7 @@ fn hour_window_exact_text() {
 
 #[test]
 fn windows_are_inclusive_at_both_ends() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     assert_json(
         &srv.get(&url("interval=day&start=1728864000")),
         200,
@@ -137,7 +137,7 @@ fn windows_are_inclusive_at_both_ends() {
 
 #[test]
 fn window_moves_with_start() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     // start = S - 1 s: [S - 1h - 1s, S - 1s] holds only n5.
     assert_json(
         &srv.get(&url("interval=hour&start=1728863999")),
@@ -165,7 +165,7 @@ fn window_moves_with_start() {
 
 #[test]
 fn interval_all_ignores_start() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     for q in [
         "interval=all",
         "interval=all&start=1728864000",
@@ -180,7 +180,7 @@ fn interval_all_ignores_start() {
 
 #[test]
 fn interval_is_case_insensitive_and_unknown_means_week() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     let week = answer(
         WEEK,
         "all",
@@ -232,7 +232,7 @@ fn interval_is_case_insensitive_and_unknown_means_week() {
 
 #[test]
 fn opcode_filters() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     assert_json(
         &srv.get(&url("interval=all&opcode=1")),
         200,
@@ -268,7 +268,7 @@ fn opcode_filters() {
 
 #[test]
 fn opcode_outside_one_to_four_means_any() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     for op in ["0", "5", "000", "255", "256", "18446744073709551615", ""] {
         assert_json(
             &srv.get(&url(&format!("interval=all&opcode={op}"))),
@@ -280,7 +280,7 @@ fn opcode_outside_one_to_four_means_any() {
 
 #[test]
 fn tag_filter() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     assert_json(
         &srv.get(&url("interval=all&opcode=3&tag=top8")),
         200,
@@ -332,7 +332,7 @@ fn tag_filter() {
 
 #[test]
 fn limit_offset_and_page_totals() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     // Totals count the returned page only.
     assert_json(
         &srv.get(&url("interval=all&limit=2&offset=1")),
@@ -368,7 +368,7 @@ fn limit_offset_and_page_totals() {
 
 #[test]
 fn default_limit_is_10() {
-    let srv = TestServer::start(&bulk());
+    let srv = TestService::start(&bulk());
     let resp = srv.get(&format!("/api/v1/users/{Z}/notifications?interval=all"));
     assert_eq!(resp.status, 200, "{}", resp.text());
     let v = resp.json();
@@ -392,7 +392,7 @@ fn default_limit_is_10() {
 
 #[test]
 fn account_by_mixed_case_address_or_name() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     for who in [
         T_UPPER,
         "target.eth",
@@ -409,7 +409,7 @@ fn account_by_mixed_case_address_or_name() {
 
 #[test]
 fn ops_on_other_targets_and_invisible_lists() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     // O only gets U1's follow (seq 19) at S - 10 ms.
     assert_json(
         &srv.get(&format!("/api/v1/users/{O}/notifications?interval=all")),
@@ -440,7 +440,7 @@ fn ops_on_other_targets_and_invisible_lists() {
 
 #[test]
 fn valid_unknown_address_has_no_notifications() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     let empty = r#"{"summary":{"interval":"999:00:00(hrs)","opcode":"all","total":0,"total_follows":0,"total_unfollows":0,"total_tags":0,"total_untags":0},"notifications":[]}"#;
     assert_text(
         &srv.get(
@@ -459,7 +459,7 @@ fn valid_unknown_address_has_no_notifications() {
 
 #[test]
 fn unknown_account() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     for who in [
         "0x123",
         "nobody.eth",
@@ -471,7 +471,7 @@ fn unknown_account() {
 
 #[test]
 fn time_arithmetic_saturates() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     for (interval, hrs) in [("hour", "1:00:00(hrs)"), ("month", "720:00:00(hrs)")] {
         for start in [
             "0",
@@ -490,7 +490,7 @@ fn time_arithmetic_saturates() {
 
 #[test]
 fn bad_parameter_values() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     let bad = [
         "-1",
         "1e3",
@@ -524,7 +524,7 @@ fn bad_parameter_values() {
 
 #[test]
 fn parameter_precedence_follows_table_order() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     let mut q = vec![
         "offset=x",
         "limit=y",
@@ -556,7 +556,7 @@ fn parameter_precedence_follows_table_order() {
 
 #[test]
 fn repeated_parameters_first_wins() {
-    let srv = TestServer::start(&notifications());
+    let srv = TestService::start(&notifications());
     assert_json(
         &srv.get(&url("interval=all&opcode=2&opcode=x")),
         200,
@@ -582,7 +582,7 @@ fn missing_or_empty_start_means_now() {
     b.op(21, 1, 1, T, "", now - 60_000) // a minute ago: in the last hour
         .op(21, 2, 3, T, "soon", now + 2 * HOUR) // in the future
         .op(21, 3, 3, T, "old", now - 2 * HOUR); // two hours ago
-    let srv = TestServer::start(&b.build());
+    let srv = TestService::start(&b.build());
     for q in ["interval=hour", "interval=hour&start="] {
         let resp = srv.get(&url(q));
         assert_eq!(resp.status, 200, "{}", resp.text());

@@ -105,7 +105,7 @@ fn the_document_names_exactly_the_routes_of_the_table() {
 fn the_served_document_is_the_file() {
     let file: Value = serde_yaml_ng::from_str(&std::fs::read_to_string(YAML).expect(YAML))
         .expect("the YAML parses");
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let resp = srv.get("/api/v1/openapi.json");
     assert_eq!(resp.status, 200);
     // (`assert!`, not `assert_eq!`: the document is too long to print.)
@@ -138,8 +138,8 @@ fn the_served_document_is_the_file() {
 
 #[test]
 fn openapi_json_answers_get_head_options_and_cache_like_any_endpoint() {
-    let srv = TestServer::start(&graph());
-    let other = TestServer::start(&followers());
+    let srv = TestService::start(&graph());
+    let other = TestService::start(&followers());
     let path = "/api/v1/openapi.json";
     let get = srv.get(path);
     assert_eq!(get.status, 200);

@@ -8,7 +8,7 @@ use crate::support::*;
 
 #[test]
 fn cors_header_on_every_response() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let mut targets: Vec<(&str, String, u16)> =
         KNOWN.iter().map(|p| ("GET", p.to_string(), 200)).collect();
     targets.extend([
@@ -46,7 +46,7 @@ fn cors_header_on_every_response() {
 
 #[test]
 fn options_preflight_on_every_endpoint_validates_nothing() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let mut targets: Vec<String> = KNOWN.iter().map(|p| p.to_string()).collect();
     targets.extend(
         [
@@ -112,7 +112,7 @@ fn options_preflight_on_every_endpoint_validates_nothing() {
 
 #[test]
 fn preflight_echoes_request_headers_as_sent() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for (target, asked) in [
         ("/api/v1/lists/1/details", "Content-Type"),
         (
@@ -171,7 +171,7 @@ fn preflight_echoes_request_headers_as_sent() {
 
 #[test]
 fn options_on_unknown_path_is_404() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for (target, shown) in [
         ("/api/v1/nope", "/api/v1/nope"),
         ("/api/v1/lists/1/details/", "/api/v1/lists/1/details/"),
@@ -245,7 +245,7 @@ fn head_answers_like_get_without_body() {
 
 #[test]
 fn cache_does_not_change_answers() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let targets = [
         "/api/v1/lists/1/details",
         "/api/v1/users/alice.eth/badges",
@@ -297,7 +297,7 @@ fn cache_does_not_change_answers() {
 
 #[test]
 fn errors_are_not_cached_and_fresh_requests_work() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     for _ in 0..2 {
         // 8: user is the zero address; 99: not in lists.
         assert_no_user_found(&srv.get("/api/v1/lists/8/details"));

@@ -95,7 +95,7 @@ fn ranked(query: &str) -> String {
 
 #[test]
 fn ranked_exact_text_first_row() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     assert_text(
         &srv.get(&ranked("limit=1")),
         200,
@@ -112,7 +112,7 @@ fn ranked_exact_text_first_row() {
 
 #[test]
 fn ranked_defaults_to_mutuals_descending() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     let want = results(vec![k1(), k2(), k3(), k4()]);
     for q in [
         "",
@@ -136,7 +136,7 @@ fn ranked_defaults_to_mutuals_descending() {
 
 #[test]
 fn ranked_every_sort_both_directions() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for (sort, desc, asc) in [
         (
             "mutuals",
@@ -178,7 +178,7 @@ fn ranked_every_sort_both_directions() {
 
 #[test]
 fn ranked_paging() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     assert_json(
         &srv.get(&ranked("sort=followers&limit=2&offset=1")),
         200,
@@ -209,7 +209,7 @@ fn ranked_paging() {
 
 #[test]
 fn ranked_empty_snapshot_still_has_last_updated() {
-    let srv = TestServer::start(&followgraph::snapshot::Tables::default());
+    let srv = TestService::start(&followgraph::snapshot::Tables::default());
     for q in ["", "sort=top8", "sort=blocked&direction=asc"] {
         assert_text(&srv.get(&ranked(q)), 200, EMPTY);
     }
@@ -219,7 +219,7 @@ fn ranked_empty_snapshot_still_has_last_updated() {
 fn ranked_default_limit_is_50() {
     // fixtures::bulk: N(1)..N(60) follow Z and nobody else: 60 accounts
     // with following 1, tied; Z alone has followers (60).
-    let srv = TestServer::start(&bulk());
+    let srv = TestService::start(&bulk());
     for q in ["sort=following", "sort=following&direction=asc"] {
         let resp = srv.get(&ranked(q));
         assert_eq!(resp.status, 200, "{}", resp.text());
@@ -240,7 +240,7 @@ fn ranked_default_limit_is_50() {
 
 #[test]
 fn ranked_bad_parameters() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for v in [
         "-1",
         "1e3",
@@ -295,7 +295,7 @@ fn ranked_bad_parameters() {
 
 #[test]
 fn count_and_all() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // The leaderboard: users of primary lists K1-K4 and targets in primary
     // lists K5, K8. Not K6, K7 (list 10), K9 (list 300), K10 (list 999).
     assert_text(
@@ -331,7 +331,7 @@ fn count_and_all() {
 #[test]
 fn count_and_all_of_graph() {
     // fixtures::graph: leaderboard A, B, C, D, F (E, G, H are not on it).
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_text(
         &srv.get("/api/v1/leaderboard/count"),
         200,
@@ -352,7 +352,7 @@ fn count_and_all_of_graph() {
 
 #[test]
 fn count_and_all_of_an_empty_snapshot() {
-    let srv = TestServer::start(&followgraph::snapshot::Tables::default());
+    let srv = TestService::start(&followgraph::snapshot::Tables::default());
     assert_text(
         &srv.get("/api/v1/leaderboard/count"),
         200,
@@ -371,7 +371,7 @@ fn count_and_all_of_an_empty_snapshot() {
 #[test]
 fn count_equals_entries_of_all() {
     for tables in [accounts(), graph(), bulk()] {
-        let srv = TestServer::start(&tables);
+        let srv = TestService::start(&tables);
         let count = srv.get("/api/v1/leaderboard/count").json();
         let all = srv.get("/api/v1/leaderboard/all").json();
         let search = srv
@@ -388,7 +388,7 @@ fn count_equals_entries_of_all() {
 
 #[test]
 fn head_and_cache_equal_get() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for target in [
         ranked("sort=top8&direction=asc"),
         "/api/v1/leaderboard/count".to_owned(),
@@ -423,7 +423,7 @@ fn bodies_past_the_render_buffer_and_after_it() {
     for i in 1..=400u64 {
         b.primary_list(i, &format!("0x{i:040x}"));
     }
-    let srv = TestServer::start(&b.build());
+    let srv = TestService::start(&b.build());
     let count = r#"{"leaderboardCount":"400"}"#;
     assert_text(&srv.get("/api/v1/leaderboard/count"), 200, count);
     let all = srv.get("/api/v1/leaderboard/all?cache=fresh");

@@ -119,7 +119,7 @@ fn followers_of(items: Vec<Value>) -> Value {
 
 #[test]
 fn search_followers_exact_text() {
-    let srv = TestServer::start(&tables());
+    let srv = TestService::start(&tables());
     assert_text(
         &srv.get("/api/v1/users/target.eth/searchFollowers?term=BOBBY"),
         200,
@@ -134,7 +134,7 @@ fn search_followers_exact_text() {
 
 #[test]
 fn search_followers_by_name_or_address_address_order() {
-    let srv = TestServer::start(&tables());
+    let srv = TestService::start(&tables());
     let users = |q: &str| srv.get(&format!("/api/v1/users/{T}/searchFollowers?{q}"));
     // A name in any case; X4 blocked T and X5 muted T: both kept by 23.
     assert_json(
@@ -181,7 +181,7 @@ fn search_followers_by_name_or_address_address_order() {
 
 #[test]
 fn list_search_followers_leaves_out_blocking_and_muting_followers() {
-    let srv = TestServer::start(&tables());
+    let srv = TestService::start(&tables());
     // List 1 (primary) and list 9 (not primary) both stand for T.
     for list in [1, 9] {
         let get = |q: &str| srv.get(&format!("/api/v1/lists/{list}/searchFollowers?{q}"));
@@ -210,7 +210,7 @@ fn following(who: &str, tags: &[&str], ens: Value) -> Value {
 
 #[test]
 fn search_following_leaves_out_block_and_mute() {
-    let srv = TestServer::start(&tables());
+    let srv = TestService::start(&tables());
     let bobby = ens(Some("Bobby.eth"), Some("https://a/bob.png"));
     assert_text(
         &srv.get(&format!("/api/v1/users/{T}/searchFollowing?term=bobb")),
@@ -287,7 +287,7 @@ fn x3_member() -> Value {
 
 #[test]
 fn common_followers_exact_text_and_leader() {
-    let srv = TestServer::start(&tables());
+    let srv = TestService::start(&tables());
     // Y's followers X2 (blocked by T) and X4 (mutes Y) are left out.
     assert_text(
         &srv.get(&format!("/api/v1/users/{T}/commonFollowers?leader={Y}")),
@@ -317,7 +317,7 @@ fn common_followers_exact_text_and_leader() {
 
 #[test]
 fn common_followers_term_paging_and_length() {
-    let srv = TestServer::start(&tables());
+    let srv = TestService::start(&tables());
     let get = |q: &str| srv.get(&format!("/api/v1/users/{T}/commonFollowers?{q}"));
     // `length` counts the members after term, before paging.
     assert_json(
@@ -366,7 +366,7 @@ fn common_followers_term_paging_and_length() {
 
 #[test]
 fn common_followers_errors_in_order() {
-    let srv = TestServer::start(&tables());
+    let srv = TestService::start(&tables());
     let invalid_leader = r#"{"response":"Invalid query address"}"#;
     for leader in ["nobody.eth", "0x123", "%20"] {
         let resp = srv.get(&format!(
@@ -400,7 +400,7 @@ fn common_followers_errors_in_order() {
 /// leader's two spellings, one.
 #[test]
 fn common_followers_cache_keys_on_the_leader() {
-    let srv = TestServer::start(&tables());
+    let srv = TestService::start(&tables());
     let path = |leader: &str| format!("/api/v1/users/{T}/commonFollowers?leader={leader}");
     let with_y = srv.get(&path(Y)).text();
     let with_t = srv.get(&path(T)).text();
@@ -419,7 +419,7 @@ fn common_followers_cache_keys_on_the_leader() {
 /// is in those whose byte has a hex digit 3.
 #[test]
 fn search_followers_pages_across_batches() {
-    let srv = TestServer::start(&bulk());
+    let srv = TestService::start(&bulk());
     let get = |q: &str| {
         srv.get(&format!("/api/v1/users/{Z}/searchFollowers?{q}"))
             .json()
@@ -447,7 +447,7 @@ fn search_followers_pages_across_batches() {
 /// checked against the followers: the same answers as a scan.
 #[test]
 fn search_followers_with_a_rare_term() {
-    let srv = TestServer::start(&bulk());
+    let srv = TestService::start(&bulk());
     let get = |q: &str| {
         srv.get(&format!("/api/v1/users/{Z}/searchFollowers?{q}"))
             .json()

@@ -17,7 +17,7 @@ fn state(follow: bool, block: bool, mute: bool) -> serde_json::Value {
 
 #[test]
 fn follower_state_is_b_primary_lists_record_of_a() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let get = |a: &str, b: &str| srv.get(&format!("/api/v1/users/{a}/{b}/followerState"));
     assert_text(
         &get(A, "Dave.eth"),
@@ -54,7 +54,7 @@ fn follower_state_is_b_primary_lists_record_of_a() {
 
 #[test]
 fn button_state_reads_the_lists_own_record() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let get = |list: &str, a: &str| srv.get(&format!("/api/v1/lists/{list}/{a}/buttonState"));
     assert_text(
         &get("001", "0x3333333333333333333333333333333333333333"),
@@ -91,7 +91,7 @@ fn button_state_reads_the_lists_own_record() {
 
 #[test]
 fn list_follower_state_is_the_accounts_record_of_the_lists_user() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let get = |list: &str, a: &str| srv.get(&format!("/api/v1/lists/{list}/{a}/followerState"));
     for (list, a, want) in [
         // List 1 stands for A: B's list 2 holds A.
@@ -125,7 +125,7 @@ fn block_and_mute_together() {
         .record(1, C, S)
         .tag(1, C, "mute", S)
         .build();
-    let srv = TestServer::start(&tables);
+    let srv = TestService::start(&tables);
     assert_json(
         &srv.get(&format!("/api/v1/lists/1/{B}/buttonState")),
         200,

@@ -16,7 +16,7 @@ fn st(follow: bool, block: bool, mute: bool) -> Value {
 
 #[test]
 fn each_item_is_31s_answer_in_body_order() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let body = format!(
         r#"["{D}", "Dave.eth", null, 7, "nobody.eth", "0x123", "{C}", "{D}", {{"a": [1, 2]}}, 1e3, "{E}"]"#
     );
@@ -73,7 +73,7 @@ fn each_item_is_31s_answer_in_body_order() {
 
 #[test]
 fn thousand_items_pass_and_more_do_not() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let items = |n: usize| {
         let one = format!("\"{D}\"");
         format!("[{}]", vec![one; n].join(","))
@@ -89,7 +89,7 @@ fn thousand_items_pass_and_more_do_not() {
 
 #[test]
 fn bad_bodies_are_400_and_large_ones_413() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let post = |target: &str, body: &[u8]| srv.post(target, body);
     let batch = "/api/v1/lists/1/buttonStateBatch";
     for body in [
@@ -134,7 +134,7 @@ fn bad_bodies_are_400_and_large_ones_413() {
 
 #[test]
 fn post_only_never_cached_and_preflight() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     let path = "/api/v1/lists/1/buttonStateBatch";
     for method in ["GET", "HEAD"] {
         let resp = srv.request(method, path, &[]);

@@ -14,7 +14,7 @@ fn counts(followers: u64, following: u64) -> String {
 
 #[test]
 fn user_stats_exact_text() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // K1: followers K2, K3 and K4 (K4's record mutes K1: still counted);
     // following: K2 and K8 (its records of K3 and K4 carry block).
     assert_text(
@@ -26,7 +26,7 @@ fn user_stats_exact_text() {
 
 #[test]
 fn user_stats_block_and_mute_on_both_sides() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for (who, followers, following) in [
         // K2: followers K1 and K3 (K3's record mutes K2); own records K1,
         // K3 [block], K8 [mute, top8] -> 1.
@@ -55,7 +55,7 @@ fn user_stats_block_and_mute_on_both_sides() {
 
 #[test]
 fn user_stats_live_and_cache_change_nothing() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     let want = counts(2, 1);
     for q in [
         "",
@@ -80,7 +80,7 @@ fn user_stats_live_and_cache_change_nothing() {
 /// following_count, is not served yet.)
 #[test]
 fn user_stats_followers_match_followers() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for who in [K1, K2, K3, K4, K5, K6, K8] {
         let stats = srv.get(&format!("/api/v1/users/{who}/stats")).json();
         let six = srv.get(&format!("/api/v1/users/{who}/followers?limit=1000"));
@@ -97,7 +97,7 @@ fn user_stats_followers_match_followers() {
 
 #[test]
 fn list_stats_exact_text() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // List 1 (K1's primary): own records K2, K8 shown (K3, K4 blocked);
     // followers of K1 whose record carries neither block nor mute: K2, K3
     // (K4's record mutes K1).
@@ -110,7 +110,7 @@ fn list_stats_exact_text() {
 
 #[test]
 fn list_stats_of_lists_that_are_not_primary() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for (id, followers, following) in [
         // 10 (K1's other list): its OWN records K2, K5, K6 [block],
         // K7 [mute] -> 2; followers are K1's -> 2.
@@ -138,7 +138,7 @@ fn list_stats_of_lists_that_are_not_primary() {
 
 #[test]
 fn list_stats_without_user() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // 300's user is the zero address; 5 and 999 are not in lists.
     for id in ["300", "5", "999"] {
         assert_no_user_found(&srv.get(&format!("/api/v1/lists/{id}/stats")));
@@ -153,7 +153,7 @@ fn list_stats_without_user() {
 /// entries of 7. (17, for following_count, is not served yet.)
 #[test]
 fn list_stats_followers_match_list_followers() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     for id in ["1", "2", "3", "4", "10", "20"] {
         let stats = srv.get(&format!("/api/v1/lists/{id}/stats")).json();
         let seven = srv.get(&format!("/api/v1/lists/{id}/followers?limit=1000"));
@@ -170,7 +170,7 @@ fn list_stats_followers_match_list_followers() {
 
 #[test]
 fn global_stats_exact_text() {
-    let srv = TestServer::start(&accounts());
+    let srv = TestService::start(&accounts());
     // address_count: K1..K9 (records in lists 1-4, 10, 20 and the
     // user-less 300; not list 999's K10 nor the tag row on K10).
     // list_op_count: seqs 1-4 (lists 1, 1, 10, 300), not 5 (list 999).
@@ -188,7 +188,7 @@ fn global_stats_exact_text() {
 
 #[test]
 fn global_stats_of_an_empty_snapshot() {
-    let srv = TestServer::start(&Tables::default());
+    let srv = TestService::start(&Tables::default());
     assert_text(
         &srv.get("/api/v1/stats"),
         200,
@@ -202,7 +202,7 @@ fn global_stats_count_every_list() {
     // distinct; list 8's user is the zero address, its owner G). Records
     // in lists 1-6 target A, B, C, D, E (list 5's E counts even though
     // list 5 is not primary); list 99 (not in lists) is left out. No ops.
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_text(
         &srv.get("/api/v1/stats"),
         200,

@@ -12,7 +12,7 @@ use crate::support::*;
 
 #[test]
 fn user_tags_are_the_primary_lists_pairs_exact_text() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_text(
         &srv.get("/api/v1/users/alice.eth/tags"),
         200,
@@ -36,7 +36,7 @@ fn user_tags_are_the_primary_lists_pairs_exact_text() {
 
 #[test]
 fn list_tags_read_the_lists_own_records_and_filter_by_include() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     assert_json(
         &srv.get("/api/v1/lists/5/tags"),
         200,
@@ -73,7 +73,7 @@ fn list_tags_read_the_lists_own_records_and_filter_by_include() {
 
 #[test]
 fn tagged_as_is_what_followers_put_on_the_account() {
-    let srv = TestServer::start(&graph());
+    let srv = TestService::start(&graph());
     // D: top8 from A, B and C (D's own record of D has no tag).
     assert_json(
         &srv.get("/api/v1/users/Dave.eth/taggedAs"),
@@ -119,7 +119,7 @@ fn several_tags_on_a_record_order_by_bytes() {
         .record(1, C, S)
         .tag(1, C, "friend", S)
         .build();
-    let srv = TestServer::start(&tables);
+    let srv = TestService::start(&tables);
     assert_json(
         &srv.get(&format!("/api/v1/users/{A}/tags")),
         200,
@@ -168,7 +168,7 @@ fn many_tag_sets_and_a_long_tag() {
             builder.tag(10 + i as u64, A, LONG, S);
         }
     }
-    let srv = TestServer::start(&builder.build());
+    let srv = TestService::start(&builder.build());
     // Tag bytes: "a tag…" < "t00" < … < "t19"; a follower's tags in that
     // order too.
     let mut tags = vec![json!(LONG)];

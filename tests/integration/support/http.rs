@@ -1,9 +1,11 @@
-//! The HTTP/1.1 client of the tests, over a plain `TcpStream`: a request
-//! per connection from a `TestServer`, one keep-alive connection (`Conn`)
-//! for tests that send many, and the response parser both use.
+//! The tests' requests to a `TestServer` (ureq, as the benches'), and,
+//! where the bytes on the wire are the point (hostile requests, limits,
+//! one keep-alive connection), raw requests over a plain `TcpStream`
+//! (`raw`, `Conn`) with their response parser.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::server::TestServer;
@@ -18,35 +20,15 @@ impl TestServer {
     }
 
     pub fn request(&self, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
-        let mut req = format!(
-            "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n",
-            self.port
-        );
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        if matches!(method, "POST" | "PUT" | "PATCH") {
-            req.push_str("Content-Length: 0\r\n");
-        }
-        req.push_str("\r\n");
-        self.raw(
-            req.as_bytes(),
-            method == "HEAD",
-            &format!("{method} {target}"),
-        )
+        self.send(method, target, headers, Vec::new())
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// POST with `body` (and a JSON content type).
     pub fn post(&self, target: &str, body: &[u8]) -> Response {
-        let mut req = format!(
-            "POST {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            self.port,
-            body.len()
-        )
-        .into_bytes();
-        req.extend_from_slice(body);
-        self.raw(&req, false, &format!("POST {target}"))
+        let json = [("Content-Type", "application/json")];
+        self.send("POST", target, &json, body.to_vec())
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Sends raw request bytes; `head` says the response has no body.
@@ -57,11 +39,51 @@ impl TestServer {
 
     /// GET that reports connection failures instead of panicking.
     pub fn try_get(&self, target: &str) -> Result<Response, String> {
-        let req = format!(
-            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
-            self.port
-        );
-        self.try_raw(req.as_bytes(), false, &format!("GET {target}"))
+        self.send("GET", target, &[], Vec::new())
+    }
+
+    /// One request on a connection of its own (`Connection: close`, so no
+    /// idle connection holds one of the server's connection permits).
+    fn send(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> Result<Response, String> {
+        let label = format!("{method} {target}");
+        let mut request = ureq::http::Request::builder()
+            .method(method)
+            .uri(format!("http://127.0.0.1:{}{target}", self.port))
+            .header("Connection", "close");
+        for (k, v) in headers {
+            request = request.header(*k, *v);
+        }
+        let request = request
+            .body(body)
+            .map_err(|e| format!("{label}: not a request: {e}"))?;
+        let mut response = client().run(request).map_err(|e| format!("{label}: {e}"))?;
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
+            .collect();
+        let body = if method == "HEAD" {
+            Vec::new()
+        } else {
+            response
+                .body_mut()
+                .with_config()
+                .limit(u64::MAX)
+                .read_to_vec()
+                .map_err(|e| format!("{label}: body failed: {e}"))?
+        };
+        Ok(Response {
+            request: label,
+            status: response.status().as_u16(),
+            headers,
+            body,
+        })
     }
 
     pub fn try_raw(&self, bytes: &[u8], head: bool, label: &str) -> Result<Response, String> {
@@ -350,4 +372,20 @@ impl Conn {
         }
         unreachable!()
     }
+}
+
+/// The tests' one client: statuses are answers, not errors; no retry or
+/// redirect; any method (the 405 tests send some).
+fn client() -> &'static ureq::Agent {
+    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
+    AGENT.get_or_init(|| {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .max_idle_connections(0)
+            .allow_non_standard_methods(true)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .build()
+            .into()
+    })
 }

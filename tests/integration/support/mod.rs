@@ -1,6 +1,8 @@
-//! Test harness: writes a snapshot, runs the real `followgraph` binary on a
-//! free port and talks HTTP/1.1 to it over a plain `TcpStream`. The test
-//! files take it all through `use crate::support::*`.
+//! Test harness: writes a snapshot, then drives the server's request
+//! handling in this process (`TestService`), or runs the real
+//! `followgraph` binary on a free port and talks HTTP/1.1 to it
+//! (`TestServer`). The test files take it all through
+//! `use crate::support::*`.
 
 mod asserts;
 mod http;
@@ -8,6 +10,7 @@ mod metrics;
 mod process;
 mod rng;
 mod server;
+mod service;
 mod snapshots;
 
 pub use asserts::*;
@@ -16,4 +19,5 @@ pub use metrics::*;
 pub use process::*;
 pub use rng::*;
 pub use server::*;
+pub use service::*;
 pub use snapshots::*;
