@@ -40,7 +40,11 @@ pub struct Load {
 /// ready and measures the load.
 pub fn measure_load(o: &Opts, root: &Path, work: &Path) -> (Server, Load) {
     eprintln!("load: starting the server on {}", root.display());
-    let mut server = Server::start(&o.binary, &serve_args(root), &work.join("server.log"));
+    let mut args = serve_args(root);
+    if o.pinned {
+        args.extend(["--worker-threads".into(), "1".into()]);
+    }
+    let mut server = Server::start(&o.binary, &args, &work.join("server.log"));
     let to_ready = server.wait_ready(Duration::from_secs(1800));
     std::thread::sleep(Duration::from_millis(500));
     let rss_after_load = server.rss();

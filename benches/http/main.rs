@@ -123,6 +123,9 @@ fn main() {
     } else {
         Value::Null
     };
+    if o.pinned {
+        wrk::pin_server(server.pid);
+    }
 
     let subjects = collect_subjects(&o, &server.addr, &load.tables, &load.created_at);
     let mut draws = PathDraws::new(o.seed);

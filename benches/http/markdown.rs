@@ -96,15 +96,25 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
             "*Not a 1,000,000-account run: pass/fail marks are indicative only.*\n"
         );
     }
-    let _ = writeln!(m, "| scenario | req/s | baseline req/s | ratio | p50 ms | p90 ms | p99 ms | p99.9 ms | body B | at 50%: req/s | p50 ms | p99 ms | baseline p99 ms | ratio target | p99 target | server CPU µs/req |");
     let _ = writeln!(
         m,
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"
+        "Ratios per round: median (min–max) of the rounds, req/s over the baseline's and the \
+         baseline's server CPU per request over the server's; a target is judged on the {}.\n",
+        if c["ruler"] == "pinned" {
+            "CPU ratio (pinned ruler)"
+        } else {
+            "req/s over all rounds (shared ruler)"
+        }
+    );
+    let _ = writeln!(m, "| scenario | req/s | baseline req/s | ratio | rounds: ratio | rounds: CPU ratio | p50 ms | p90 ms | p99 ms | p99.9 ms | body B | at 50%: req/s | p50 ms | p99 ms | baseline p99 ms | ratio target | p99 target | server CPU µs/req |");
+    let _ = writeln!(
+        m,
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"
     );
     for s in results {
         let _ = writeln!(
             m,
-            "| {}{} | {:.0} | {:.0} | **{:.2}** | {} | {} | {} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {:.1}{} |",
+            "| {}{} | {:.0} | {:.0} | **{:.2}** | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {:.1}{} |",
             s.name,
             match s.cache_hit_ratio {
                 Some(h) if s.cached => format!(" (hits {:.0}%)", h * 100.0),
@@ -113,6 +123,8 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
             s.main.rps,
             s.baseline.rps,
             s.ratio,
+            spread(s.round_spread()[0]),
+            spread(s.round_spread()[1]),
             ms(s.main.p50_us),
             ms(s.main.p90_us),
             ms(s.main.p99_us),
@@ -277,4 +289,9 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
         );
     }
     m
+}
+
+/// A rounds' (median, min, max) as `0.85 (0.80–0.90)`.
+fn spread((median, min, max): (f64, f64, f64)) -> String {
+    format!("{median:.2} ({min:.2}–{max:.2})")
 }

@@ -30,6 +30,14 @@ pub struct ScenarioResult {
     pub max_p99_us: Option<f64>,
     /// Server CPU (user + system) per request over the closed-loop rounds.
     pub cpu_us_per_request: f64,
+    /// The baseline's, likewise.
+    pub baseline_cpu_us_per_request: f64,
+    /// Per round: req/s over the baseline's, and the baseline's CPU per
+    /// request over the server's.
+    pub round_ratios: Vec<f64>,
+    pub round_cpu_ratios: Vec<f64>,
+    /// Whether the pinned ruler measured it (targets on the CPU ratio).
+    pub pinned: bool,
     /// Items per request (batches).
     pub items: Option<usize>,
 }
@@ -43,8 +51,26 @@ impl ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// The ratio a target is judged on: the median round's CPU ratio
+    /// under the pinned ruler, else req/s over all rounds.
+    pub fn judged_ratio(&self) -> f64 {
+        if self.pinned {
+            median(&self.round_cpu_ratios)
+        } else {
+            self.ratio
+        }
+    }
     pub fn ratio_pass(&self) -> Option<bool> {
-        self.min_ratio.map(|m| self.ratio >= m)
+        self.min_ratio.map(|m| self.judged_ratio() >= m)
+    }
+    /// (median, min, max) of the rounds' req/s ratios and CPU ratios.
+    pub fn round_spread(&self) -> [(f64, f64, f64); 2] {
+        let spread = |v: &[f64]| {
+            let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = v.iter().copied().fold(0.0, f64::max);
+            (median(v), if v.is_empty() { 0.0 } else { min }, max)
+        };
+        [spread(&self.round_ratios), spread(&self.round_cpu_ratios)]
     }
     pub fn p99_pass(&self) -> Option<bool> {
         self.max_p99_us.map(|m| self.paced.p99_us < m)
@@ -106,16 +132,19 @@ pub fn run_scenario(
         round_s,
         o.duration
     );
-    let static_server = Server::start(
-        &o.binary,
-        &[
-            "--listen".into(),
-            "127.0.0.1:0".into(),
-            "--bench-static-body-bytes".into(),
-            mean_body.to_string(),
-        ],
-        &work.join("baseline.log"),
-    );
+    let mut baseline_args = vec![
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+        "--bench-static-body-bytes".into(),
+        mean_body.to_string(),
+    ];
+    if o.pinned {
+        baseline_args.extend(["--worker-threads".into(), "1".into()]);
+    }
+    let static_server = Server::start(&o.binary, &baseline_args, &work.join("baseline.log"));
+    if o.pinned {
+        crate::wrk::pin_server(static_server.pid);
+    }
     let check =
         http_get(&static_server.addr, &paths[0]).unwrap_or_else(|e| die(&format!("baseline: {e}")));
     if check.status != 200 || check.body.len() != mean_body {
@@ -132,6 +161,8 @@ pub fn run_scenario(
     let (mut main_runs, mut base_runs) = (Vec::new(), Vec::new());
     let (mut hits, mut lookups) = (0.0, 0.0);
     let mut cpu_ticks = 0u64;
+    let mut base_ticks = 0u64;
+    let (mut round_ratios, mut round_cpu_ratios) = (Vec::new(), Vec::new());
     for _ in 0..o.rounds {
         let cpu0 = cpu_ticks_of(server.pid);
         let (hits0, misses0) = (
@@ -139,20 +170,39 @@ pub fn run_scenario(
             server.metric("followgraph_cache_misses_total"),
         );
         main_runs.push(wrk(addr, &script, round_s));
-        cpu_ticks += cpu_ticks_of(server.pid).saturating_sub(cpu0);
+        let ticks = cpu_ticks_of(server.pid).saturating_sub(cpu0);
+        cpu_ticks += ticks;
         let (hits1, misses1) = (
             server.metric("followgraph_cache_hits_total"),
             server.metric("followgraph_cache_misses_total"),
         );
         hits += hits1 - hits0;
         lookups += (hits1 - hits0) + (misses1 - misses0);
+        let base0 = cpu_ticks_of(static_server.pid);
         base_runs.push(wrk(&static_server.addr, &script, round_s));
+        let base = cpu_ticks_of(static_server.pid).saturating_sub(base0);
+        base_ticks += base;
+        let (m, b) = (
+            &main_runs[main_runs.len() - 1],
+            &base_runs[base_runs.len() - 1],
+        );
+        round_ratios.push(if b.rps > 0.0 { m.rps / b.rps } else { 0.0 });
+        // CPU per request of each, baseline over server.
+        let per = |ticks: u64, requests: u64| ticks as f64 / requests.max(1) as f64;
+        let server_per = per(ticks, m.requests);
+        round_cpu_ratios.push(if server_per > 0.0 {
+            per(base, b.requests) / server_per
+        } else {
+            0.0
+        });
     }
     let cache_hit_ratio = (lookups > 0.0).then(|| hits / lookups);
     let main = merge_runs(&main_runs);
     // Clock ticks are 10 ms (USER_HZ 100).
     let cpu_us_per_request = cpu_ticks as f64 * 10_000.0 / main.requests.max(1) as f64;
     let baseline = merge_runs(&base_runs);
+    let baseline_cpu_us_per_request =
+        base_ticks as f64 * 10_000.0 / baseline.requests.max(1) as f64;
     let ratio = if baseline.rps > 0.0 {
         main.rps / baseline.rps
     } else {
@@ -207,7 +257,22 @@ pub fn run_scenario(
         min_ratio: sc.min_ratio,
         max_p99_us: sc.max_p99_us,
         cpu_us_per_request,
+        baseline_cpu_us_per_request,
+        round_ratios,
+        round_cpu_ratios,
+        pinned: o.pinned,
         items: sc.items,
+    }
+}
+
+/// The median (the mean of the two middle values for an even count).
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }
 

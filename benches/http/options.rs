@@ -26,8 +26,16 @@ struct Args {
     #[arg(long, value_name = "S", env = "FOLLOWGRAPH_BENCH_DURATION", value_parser = number)]
     duration: Option<u64>,
     /// Server and baseline alternate in R runs of S/R seconds each
-    #[arg(long, value_name = "R", env = "FOLLOWGRAPH_BENCH_ROUNDS", default_value_t = 3, value_parser = number)]
-    rounds: u64,
+    /// [default: 3, pinned ruler: 5]
+    #[arg(long, value_name = "R", env = "FOLLOWGRAPH_BENCH_ROUNDS", value_parser = number)]
+    rounds: Option<u64>,
+    /// The ruler: `shared` (server, baseline and wrk share both cores; a
+    /// target is judged on req/s over the baseline's) or `pinned` (the
+    /// server and its baseline on core 0 with one request worker, wrk on
+    /// core 1 with one thread; a target is judged on the baseline's
+    /// server CPU per request over the server's)
+    #[arg(long, value_name = "RULER", env = "FOLLOWGRAPH_BENCH_RULER", default_value = "shared", value_parser = ["shared", "pinned"])]
+    ruler: String,
     /// Warm-up seconds of each server per scenario (discarded) [default: 2, quick: 1]
     #[arg(long, value_name = "S", env = "FOLLOWGRAPH_BENCH_WARMUP", value_parser = number)]
     warmup: Option<u64>,
@@ -145,6 +153,8 @@ pub struct Opts {
     pub connections: u32,
     pub threads: u32,
     pub rounds: u64,
+    /// The pinned ruler (`--ruler pinned`).
+    pub pinned: bool,
     pub paths: usize,
     pub snapshot: Option<PathBuf>,
     pub scenarios: Option<Vec<String>>,
@@ -180,6 +190,7 @@ impl Opts {
 
     fn from_args(a: Args) -> Opts {
         let quick = a.quick;
+        let pinned = a.ruler == "pinned";
         let mut o = Opts {
             quick,
             accounts: a.accounts.unwrap_or(if quick { 20_000 } else { 1_000_000 }),
@@ -187,7 +198,8 @@ impl Opts {
             warmup: a.warmup.unwrap_or(if quick { 1 } else { 2 }),
             connections: a.connections as u32,
             threads: a.threads as u32,
-            rounds: a.rounds,
+            rounds: a.rounds.unwrap_or(if pinned { 5 } else { 3 }),
+            pinned,
             paths: a.paths.unwrap_or(if quick { 1000 } else { 4000 }) as usize,
             snapshot: a.snapshot,
             scenarios: a
@@ -205,6 +217,9 @@ impl Opts {
             live_rate: a.live_rate.max(1),
         };
         o.threads = o.threads.clamp(1, o.connections.max(1));
+        if pinned {
+            o.threads = 1;
+        }
         o.duration = o.duration.max(1);
         o.rounds = o.rounds.clamp(1, o.duration);
         o

@@ -273,6 +273,26 @@ pub fn raised_open_files(program: impl AsRef<std::ffi::OsStr>) -> Command {
     c
 }
 
+/// The pinned ruler's cores: the server (and its baseline) on one, wrk
+/// on the other.
+pub const SERVER_CORE: &str = "0";
+pub const CLIENT_CORE: &str = "1";
+
+/// Pins every thread of process `pid` to the server's core (after its
+/// load, which uses every core).
+pub fn pin_server(pid: u32) {
+    let pinned = Command::new("taskset")
+        .args(["-a", "-p", "-c", SERVER_CORE, &pid.to_string()])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !pinned {
+        die(&format!(
+            "taskset could not pin process {pid} to core {SERVER_CORE}"
+        ));
+    }
+}
+
 /// One wrk run of `script` against `addr`.
 pub fn run_wrk(
     o: &Opts,
@@ -281,12 +301,18 @@ pub fn run_wrk(
     seconds: u64,
     connections: u32,
 ) -> Result<WrkResult, String> {
-    let mut command = if o.client_batch {
-        let mut c = raised_open_files("chrt");
-        c.args(["-b", "0", &o.wrk]);
-        c
-    } else {
-        raised_open_files(&o.wrk)
+    let mut command = match (o.pinned, o.client_batch) {
+        (true, _) => {
+            let mut c = raised_open_files("taskset");
+            c.args(["-c", CLIENT_CORE, &o.wrk]);
+            c
+        }
+        (false, true) => {
+            let mut c = raised_open_files("chrt");
+            c.args(["-b", "0", &o.wrk]);
+            c
+        }
+        (false, false) => raised_open_files(&o.wrk),
     };
     let out = command
         .arg(format!("-t{}", o.threads))
