@@ -1,6 +1,7 @@
 //! Converts `docs/openapi.yaml`, the one source of the API's OpenAPI
 //! document, to the JSON that endpoint 42 serves (`src/api/openapi.rs`
-//! includes it), and names the build (`src/version.rs`): the git commit
+//! includes it), each path's HEAD and OPTIONS added by one rule
+//! (`src/api/openapi_rule.rs`), and names the build (`src/version.rs`): the git commit
 //! and the build day. Keys keep the file's order (serde_json's
 //! `preserve_order`). A document that is not valid YAML, or that does not
 //! map to JSON (a non-string key, an alias cycle), fails the build.
@@ -8,16 +9,21 @@
 use std::path::Path;
 use std::process::Command;
 
+#[path = "src/api/openapi_rule.rs"]
+mod openapi_rule;
+
 const SOURCE: &str = "docs/openapi.yaml";
 
 fn main() {
     build_identity();
     println!("cargo::rerun-if-changed={SOURCE}");
+    println!("cargo::rerun-if-changed=src/api/openapi_rule.rs");
     let text =
         std::fs::read_to_string(SOURCE).unwrap_or_else(|e| panic!("{SOURCE}: cannot read it: {e}"));
-    let doc: serde_json::Value = serde_yaml_ng::from_str(&text)
+    let mut doc: serde_json::Value = serde_yaml_ng::from_str(&text)
         .unwrap_or_else(|e| panic!("{SOURCE} is not a JSON-compatible YAML document: {e}"));
     assert!(doc.is_object(), "{SOURCE}: the document must be a mapping");
+    openapi_rule::add_head_and_options(&mut doc);
     let json = serde_json::to_string(&doc).expect("a serde_json::Value serialises");
     // What is served must read back as the same document.
     let back: serde_json::Value = serde_json::from_str(&json).expect("the JSON parses");

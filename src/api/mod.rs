@@ -43,6 +43,7 @@ mod following;
 mod leaderboard;
 mod notifications;
 pub mod openapi;
+pub mod openapi_rule;
 pub mod query_string;
 mod request;
 pub mod rows;
