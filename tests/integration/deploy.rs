@@ -158,6 +158,7 @@ fn metric_names(expr: &str) -> Vec<String> {
 /// `_bucket`, `_sum` and `_count`), from a server with a tail on a
 /// database that is not there (its metrics are exported all the same).
 fn exported_names() -> std::collections::BTreeSet<String> {
+    use crate::support::Requests;
     let srv = crate::support::TestServer::start_args(
         &crate::fixtures::graph(),
         &[

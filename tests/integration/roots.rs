@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::s3::{Seaweed, BUCKET, SECRET};
-use crate::support::{run_to_exit, serve_args_with, TestServer};
+use crate::support::{run_to_exit, serve_args_with, Requests, TestServer};
 
 /// Three generated snapshots: `a` (older), `b` (newer, as large), `small`
 /// (far fewer accounts, so every table shrinks).

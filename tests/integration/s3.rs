@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{run_to_exit, serve_args_with, TestServer};
+use crate::support::{run_to_exit, serve_args_with, Requests, TestServer};
 
 pub const BUCKET: &str = "fgtest";
 const KEY_ID: &str = "fgtestkey";

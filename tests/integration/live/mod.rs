@@ -16,7 +16,7 @@ use indexer::{account, slot, Indexer, Slot, BASE};
 
 use crate::export::{current, export_ok, indexer as create_schema};
 use crate::pg::Postgres;
-use crate::support::{serve_args_with, Rng, TestServer};
+use crate::support::{serve_args_with, Requests, Rng, TestServer};
 
 /// A role that can read the indexer's tables and nothing else.
 fn read_only_url(pg: &Postgres) -> String {

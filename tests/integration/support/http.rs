@@ -1,47 +1,54 @@
-//! The tests' requests to a `TestServer` (ureq, as the benches'), and,
-//! where the bytes on the wire are the point (hostile requests, limits,
-//! one keep-alive connection), raw requests over a plain `TcpStream`
-//! (`raw`, `Conn`) with their response parser.
+//! The tests' requests (`Requests`): to a `TestServer` through ureq (the
+//! benches' client too), and, where the bytes on the wire are the point
+//! (hostile requests, limits, one keep-alive connection), over a plain
+//! `TcpStream` (`Conn`) with its response parser.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::server::TestServer;
 
-impl TestServer {
-    pub fn get(&self, path_and_query: &str) -> Response {
+/// The requests a test sends, to a process (`TestServer`) or in process
+/// (`TestService`): each implements `send`.
+pub trait Requests {
+    /// One request; `Err` when it got no answer (a process that is gone).
+    fn send(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> Result<Response, String>;
+
+    fn get(&self, path_and_query: &str) -> Response {
         self.request("GET", path_and_query, &[])
     }
 
-    pub fn head(&self, path_and_query: &str) -> Response {
+    fn head(&self, path_and_query: &str) -> Response {
         self.request("HEAD", path_and_query, &[])
     }
 
-    pub fn request(&self, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
+    fn request(&self, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
         self.send(method, target, headers, Vec::new())
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// POST with `body` (and a JSON content type).
-    pub fn post(&self, target: &str, body: &[u8]) -> Response {
+    fn post(&self, target: &str, body: &[u8]) -> Response {
         let json = [("Content-Type", "application/json")];
         self.send("POST", target, &json, body.to_vec())
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Sends raw request bytes; `head` says the response has no body.
-    pub fn raw(&self, bytes: &[u8], head: bool, label: &str) -> Response {
-        self.try_raw(bytes, head, label)
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    /// GET that reports connection failures instead of panicking.
-    pub fn try_get(&self, target: &str) -> Result<Response, String> {
+    /// GET that reports a missing answer instead of panicking.
+    fn try_get(&self, target: &str) -> Result<Response, String> {
         self.send("GET", target, &[], Vec::new())
     }
+}
 
+impl Requests for TestServer {
     /// One request on a connection of its own (`Connection: close`, so no
     /// idle connection holds one of the server's connection permits).
     fn send(
@@ -84,49 +91,6 @@ impl TestServer {
             headers,
             body,
         })
-    }
-
-    pub fn try_raw(&self, bytes: &[u8], head: bool, label: &str) -> Result<Response, String> {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port))
-            .map_err(|e| format!("{label}: connect failed: {e}"))?;
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        stream
-            .write_all(bytes)
-            .map_err(|e| format!("{label}: write failed: {e}"))?;
-        let mut buf = Vec::new();
-        let mut chunk = [0u8; 16 * 1024];
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(resp) = try_parse(&buf, head, label, false) {
-                return Ok(resp);
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "{label}: response not complete after 30 s: {:?}",
-                    String::from_utf8_lossy(&buf)
-                ));
-            }
-            match stream.read(&mut chunk) {
-                Ok(0) => {
-                    return try_parse(&buf, head, label, true).ok_or_else(|| {
-                        format!(
-                            "{label}: connection closed before a complete response: {:?}",
-                            String::from_utf8_lossy(&buf)
-                        )
-                    })
-                }
-                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(format!(
-                        "{label}: read failed: {e}; got so far {:?}",
-                        String::from_utf8_lossy(&buf)
-                    ))
-                }
-            }
-        }
     }
 }
 

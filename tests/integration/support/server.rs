@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use followgraph::snapshot::Tables;
 
+use super::http::Requests;
 use super::process::{followgraph_command, serve_args_with, wait_for_exit};
 use super::snapshots::{write_and_publish, CREATED_AT_MS};
 

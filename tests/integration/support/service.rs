@@ -22,7 +22,7 @@ use followgraph::snapshot::Tables;
 use http_body_util::{BodyExt, Full};
 use hyper::service::Service;
 
-use super::http::Response;
+use super::http::{Requests, Response};
 use super::process::serve_args_with;
 use super::snapshots::{write_and_publish, CREATED_AT_MS};
 
@@ -78,36 +78,16 @@ impl TestService {
             root,
         }
     }
+}
 
-    pub fn get(&self, path_and_query: &str) -> Response {
-        self.request("GET", path_and_query, &[])
-    }
-
-    pub fn head(&self, path_and_query: &str) -> Response {
-        self.request("HEAD", path_and_query, &[])
-    }
-
-    pub fn request(&self, method: &str, target: &str, headers: &[(&str, &str)]) -> Response {
-        self.send(method, target, headers, Vec::new())
-    }
-
-    /// POST with `body` (and a JSON content type).
-    pub fn post(&self, target: &str, body: &[u8]) -> Response {
-        let length = body.len().to_string();
-        let headers = [
-            ("Content-Type", "application/json"),
-            ("Content-Length", length.as_str()),
-        ];
-        self.send("POST", target, &headers, body.to_vec())
-    }
-
+impl Requests for TestService {
     fn send(
         &self,
         method: &str,
         target: &str,
         headers: &[(&str, &str)],
         body: Vec<u8>,
-    ) -> Response {
+    ) -> Result<Response, String> {
         let label = format!("{method} {target}");
         let mut request = hyper::Request::builder()
             .method(method)
@@ -138,7 +118,7 @@ impl TestService {
             if method == "HEAD" {
                 bytes.clear();
             }
-            Response {
+            Ok(Response {
                 request: label,
                 status: parts.status.as_u16(),
                 headers: parts
@@ -147,7 +127,7 @@ impl TestService {
                     .map(|(k, v)| (k.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
                     .collect(),
                 body: bytes,
-            }
+            })
         })
     }
 }
