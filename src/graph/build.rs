@@ -263,19 +263,6 @@ impl Graph {
         drop(tables);
         build_from(&files, name)
     }
-
-    /// [`Graph::from_tables`] for rows the caller keeps (the tail's
-    /// compaction keeps the base's rows for the next one).
-    pub fn from_table_rows(
-        name: String,
-        created_at_ms: i64,
-        tables: &Tables,
-    ) -> Result<Graph, SnapshotError> {
-        if !tables.list_ops.windows(2).all(|w| w[0].seq < w[1].seq) {
-            return Graph::from_tables(name, created_at_ms, tables.clone());
-        }
-        build_from(&encode(created_at_ms, tables)?, name)
-    }
 }
 
 fn encode(

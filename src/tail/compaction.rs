@@ -4,10 +4,17 @@
 //! A compaction folds in the entities held at its start; what later polls
 //! re-read stays held over the new base (`Overlay::after`).
 //!
-//! Cost: a load of the base's rows (kept in memory after the first
-//! compaction of a base), their merge with the entities, and a graph
-//! build; peak memory the old graph, the rows, the merged rows and the
-//! new graph at once.
+//! A compacted base has no files of its own: it is the snapshot the tail
+//! took (its origin) with every entity folded into it since, so a
+//! compaction reads the origin's rows again and lays over them the
+//! folded entities and the held ones (newest wins), rather than keeping
+//! a base's rows in memory between compactions.
+//!
+//! Cost: a read of the origin's rows, their merge with the entities in
+//! place (the new ops merged into the base's in one pass where the base's
+//! are in export order), their encoding, and a graph build; peak memory
+//! the old graph, the rows and their encoded files, then those files and
+//! the new graph.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,14 +25,14 @@ use std::time::{Duration, Instant};
 use super::{lock, Overlay, Shared};
 use crate::graph::Graph;
 use crate::live::Origin;
-use crate::snapshot::{Anchor, Position, SnapshotError, SnapshotErrorKind, Tables};
+use crate::snapshot::{Anchor, Position, SnapshotError, SnapshotErrorKind};
 
-/// Where the base's rows are read from at the next compaction.
+/// What the served base is made of: the origin snapshot's files and the
+/// entities folded into it since (none for the snapshot itself).
 #[derive(Clone)]
-pub(super) enum BaseRows {
-    Files(Origin),
-    /// A compacted base's rows, kept (it has no files).
-    Rows(Arc<Tables>),
+pub(super) struct BaseRows {
+    pub(super) origin: Origin,
+    pub(super) folded: Overlay,
 }
 
 /// What one compaction builds from.
@@ -38,24 +45,20 @@ pub(super) struct Job {
     pub(super) positions: BTreeMap<i64, Position>,
 }
 
-/// The next base and its rows.
-pub(super) type Built = (Graph, Arc<Tables>);
+/// The next base and what it is made of.
+pub(super) type Built = (Graph, BaseRows);
 
 /// Builds the next base (on the calling thread).
 pub(super) fn build(job: Job) -> Result<Built, SnapshotError> {
-    let base = match job.base {
-        BaseRows::Rows(rows) => rows,
-        BaseRows::Files(origin) => Arc::new(origin.read_rows()?),
-    };
-    let merged = job.overlay.merge(&base);
-    drop(base);
-    let rows = Arc::new(merged);
-    let mut graph = Graph::from_table_rows(job.name, job.created_at_ms, &rows)?;
+    let BaseRows { origin, mut folded } = job.base;
+    folded.absorb(job.overlay);
+    let rows = folded.merge(origin.read_rows()?);
+    let mut graph = Graph::from_tables(job.name, job.created_at_ms, rows)?;
     graph.anchor = Some(Anchor {
         positions: job.positions,
         db_time_ms: job.created_at_ms,
     });
-    Ok((graph, rows))
+    Ok((graph, BaseRows { origin, folded }))
 }
 
 /// A compaction running on its own thread.

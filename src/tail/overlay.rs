@@ -156,86 +156,105 @@ impl Overlay {
         }
     }
 
+    /// Lays `newer` (entities read after every one of these) over these:
+    /// a re-read replaces, new ops append, a history read again replaces
+    /// the ops (what `apply` does with each of its polls).
+    pub fn absorb(&mut self, newer: Overlay) {
+        self.lists.extend(newer.lists);
+        self.list_polls.extend(newer.list_polls);
+        self.primary.extend(newer.primary);
+        self.primary_polls.extend(newer.primary_polls);
+        for (token, held) in newer.ops {
+            if held.replaced_at.is_some() {
+                self.ops.insert(token, held);
+                continue;
+            }
+            let mine = self.ops.entry(token).or_default();
+            for op in held.ops {
+                if !mine.ops.iter().any(|(_, k, _)| *k == op.1) {
+                    mine.ops.push(op);
+                }
+            }
+        }
+    }
+
     /// The base's rows with every held entity in place of the base's:
     /// what an export at the last applied poll would have written (ens and
     /// badges are the base's). Ops are numbered again 1, 2, … in the
     /// export's order: the base's keep theirs among themselves, the new
-    /// ones follow by `updated_at`, then by their event position.
-    pub fn merge(&self, base: &Tables) -> Tables {
+    /// ones follow by `updated_at`, then by their event position. The
+    /// rows are changed in place (no second copy of the base's).
+    pub fn merge(&self, mut base: Tables) -> Tables {
         let lists_live = |t: &u64| self.lists.contains_key(t);
-        let mut out = Tables {
-            ens: base.ens.clone(),
-            badge_events: base.badge_events.clone(),
-            badges: base.badges.clone(),
-            ..Tables::default()
-        };
-        out.lists = base
-            .lists
-            .iter()
-            .filter(|r| !lists_live(&r.token_id))
-            .cloned()
-            .chain(self.lists.values().filter_map(|l| l.row.clone()))
-            .collect();
-        out.lists.sort_unstable_by_key(|r| r.token_id);
-        out.primary_lists = base
-            .primary_lists
-            .iter()
-            .filter(|r| !self.primary.contains_key(&r.address))
-            .cloned()
-            .chain(self.primary.iter().filter_map(|(a, t)| {
+        base.lists.retain(|r| !lists_live(&r.token_id));
+        base.lists
+            .extend(self.lists.values().filter_map(|l| l.row.clone()));
+        base.lists.sort_unstable_by_key(|r| r.token_id);
+        base.primary_lists
+            .retain(|r| !self.primary.contains_key(&r.address));
+        base.primary_lists
+            .extend(self.primary.iter().filter_map(|(a, t)| {
                 t.map(|token_id| crate::snapshot::PrimaryListRow {
                     address: *a,
                     token_id,
                 })
-            }))
-            .collect();
-        out.primary_lists.sort_unstable_by_key(|r| r.address);
-        out.list_records = base
-            .list_records
-            .iter()
-            .filter(|r| !lists_live(&r.token_id))
-            .cloned()
-            .chain(self.lists.values().flat_map(|l| l.records.iter().cloned()))
-            .collect();
-        out.list_record_tags = base
-            .list_record_tags
-            .iter()
-            .filter(|r| !lists_live(&r.token_id))
-            .cloned()
-            .chain(self.lists.values().flat_map(|l| l.tags.iter().cloned()))
-            .collect();
-        out.list_ops = self.merged_ops(&base.list_ops);
-        out
+            }));
+        base.primary_lists.sort_unstable_by_key(|r| r.address);
+        base.list_records.retain(|r| !lists_live(&r.token_id));
+        base.list_records
+            .extend(self.lists.values().flat_map(|l| l.records.iter().cloned()));
+        base.list_record_tags.retain(|r| !lists_live(&r.token_id));
+        base.list_record_tags
+            .extend(self.lists.values().flat_map(|l| l.tags.iter().cloned()));
+        self.merge_ops(&mut base.list_ops);
+        base
     }
 
-    fn merged_ops(&self, base: &[OpRow]) -> Vec<OpRow> {
-        /// Base ops order by their seq, new ones by their event.
-        #[derive(PartialEq, Eq, PartialOrd, Ord)]
-        enum Order {
-            Base(u64),
-            New(OpKey, u64),
-        }
+    /// `ops` (the base's) without the histories read again, with the new
+    /// ops, in (`updated_at`, base by `seq` before new by event) order,
+    /// numbered 1, 2, …
+    fn merge_ops(&self, ops: &mut Vec<OpRow>) {
         let replaced = |t: &u64| self.ops.get(t).is_some_and(|h| h.replaced_at.is_some());
-        let mut all: Vec<(i64, Order, &OpRow)> = base
-            .iter()
-            .filter(|o| !replaced(&o.token_id))
-            .map(|o| (o.updated_at, Order::Base(o.seq), o))
+        ops.retain(|o| !replaced(&o.token_id));
+        let mut new: Vec<(&OpRow, OpKey)> = self
+            .ops
+            .values()
+            .flat_map(|held| held.ops.iter().map(|(o, key, _)| (o, *key)))
             .collect();
-        for held in self.ops.values() {
-            all.extend(
-                held.ops
-                    .iter()
-                    .map(|(o, key, _)| (o.updated_at, Order::New(*key, o.token_id), o)),
-            );
+        new.sort_unstable_by(|a, b| {
+            (a.0.updated_at, a.1, a.0.token_id).cmp(&(b.0.updated_at, b.1, b.0.token_id))
+        });
+        let in_order = ops
+            .windows(2)
+            .all(|w| (w[0].updated_at, w[0].seq) < (w[1].updated_at, w[1].seq));
+        if !in_order {
+            // Not in export order: sort the base's by (`updated_at`, `seq`)
+            // first (stable, so equal keys keep their order).
+            ops.sort_by_key(|o| (o.updated_at, o.seq));
         }
-        all.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        all.into_iter()
-            .enumerate()
-            .map(|(i, (_, _, o))| OpRow {
-                seq: i as u64 + 1,
-                ..o.clone()
-            })
-            .collect()
+        // Merged from the back in place: each new op after the base's of
+        // its `updated_at`.
+        let (n, k) = (ops.len(), new.len());
+        ops.resize_with(n + k, || OpRow {
+            token_id: 0,
+            seq: 0,
+            op: Default::default(),
+            updated_at: 0,
+        });
+        let (mut i, mut j, mut w) = (n, k, n + k);
+        while j > 0 {
+            w -= 1;
+            if i > 0 && ops[i - 1].updated_at > new[j - 1].0.updated_at {
+                ops.swap(i - 1, w);
+                i -= 1;
+            } else {
+                ops[w] = new[j - 1].0.clone();
+                j -= 1;
+            }
+        }
+        for (i, op) in ops.iter_mut().enumerate() {
+            op.seq = i as u64 + 1;
+        }
     }
 }
 
@@ -315,7 +334,7 @@ mod tests {
         let mut again = Reread::default();
         again.ops.push((op(1, 1, 15, 7), (15_000, 8453, [9, 0, 0])));
         overlay.apply(again, 2);
-        let merged = overlay.merge(&base);
+        let merged = overlay.merge(base);
         assert_eq!(merged.lists, vec![list(1, 3), list(2, 2), list(5, 5)]);
         let records: Vec<(u64, u8)> = merged
             .list_records
@@ -350,7 +369,7 @@ mod tests {
             .insert(1, vec![(op(1, 7, 12, 6), (12_000, 1, [1, 0, 0]))]);
         reread.primary.insert([1; 20], None);
         overlay.apply(reread, 1);
-        let merged = overlay.merge(&base);
+        let merged = overlay.merge(base);
         assert!(merged.primary_lists.is_empty());
         let ops: Vec<(u64, u8)> = merged
             .list_ops
@@ -358,6 +377,79 @@ mod tests {
             .map(|o| (o.seq, o.op.target[0]))
             .collect();
         assert_eq!(ops, vec![(1, 6)]);
+    }
+
+    #[test]
+    fn new_ops_merge_after_the_base_ops_of_their_time_in_any_base_order() {
+        for base_ops in [
+            vec![op(1, 1, 10, 1), op(1, 2, 15, 2), op(1, 3, 20, 3)],
+            // Not in export order: sorted by (`updated_at`, `seq`) first.
+            vec![op(1, 1, 20, 3), op(1, 2, 10, 1), op(1, 3, 15, 2)],
+        ] {
+            let base = Tables {
+                list_ops: base_ops,
+                ..Tables::default()
+            };
+            let mut overlay = Overlay::default();
+            let mut reread = Reread::default();
+            reread.ops.push((op(1, 0, 15, 9), (15_000, 2, [0, 0, 0])));
+            reread.ops.push((op(1, 0, 5, 8), (5_000, 1, [0, 0, 0])));
+            overlay.apply(reread, 1);
+            let merged = overlay.merge(base);
+            let ops: Vec<(u64, i64, u8)> = merged
+                .list_ops
+                .iter()
+                .map(|o| (o.seq, o.updated_at, o.op.target[0]))
+                .collect();
+            assert_eq!(
+                ops,
+                vec![(1, 5, 8), (2, 10, 1), (3, 15, 2), (4, 15, 9), (5, 20, 3)]
+            );
+        }
+    }
+
+    #[test]
+    fn absorbing_newer_entities_is_applying_their_polls() {
+        let rereads = || {
+            let mut first = Reread::default();
+            first.lists.insert(1, ListState::default());
+            first.ops.push((op(1, 0, 10, 9), (10_000, 1, [1, 0, 0])));
+            first
+                .rescanned
+                .insert(2, vec![(op(2, 0, 11, 8), (11_000, 1, [2, 0, 0]))]);
+            let mut second = Reread::default();
+            second.lists.insert(
+                1,
+                ListState {
+                    row: Some(list(1, 4)),
+                    ..ListState::default()
+                },
+            );
+            second.ops.push((op(1, 0, 10, 9), (10_000, 1, [1, 0, 0])));
+            second.ops.push((op(1, 0, 12, 7), (12_000, 1, [3, 0, 0])));
+            second
+                .rescanned
+                .insert(2, vec![(op(2, 0, 13, 6), (13_000, 1, [4, 0, 0]))]);
+            (first, second)
+        };
+        let (first, second) = rereads();
+        let mut both = Overlay::default();
+        both.apply(first, 1);
+        both.apply(second, 2);
+        let (first, second) = rereads();
+        let (mut older, mut newer) = (Overlay::default(), Overlay::default());
+        older.apply(first, 1);
+        newer.apply(second, 2);
+        older.absorb(newer);
+        let ops = |o: &Overlay, t: u64| -> Vec<[u64; 3]> {
+            o.ops[&t].ops.iter().map(|x| x.1 .2).collect()
+        };
+        assert_eq!(older.lists[&1].row, both.lists[&1].row);
+        assert_eq!(ops(&older, 1), vec![[1, 0, 0], [3, 0, 0]]);
+        assert_eq!(ops(&older, 1), ops(&both, 1));
+        assert_eq!(ops(&older, 2), vec![[4, 0, 0]]);
+        assert_eq!(older.ops[&2].replaced_at, Some(2));
+        assert_eq!(older.list_polls, both.list_polls);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::compaction::{self, BaseRows, Built, Compaction, Job};
 use super::{lock, Overlay, Shared, FIRST_BACKOFF, FRESH_POLL_SPACING, MAX_BACKOFF};
 use crate::graph::Graph;
 use crate::live::{now_ms, retire, Live, Origin};
-use crate::snapshot::{Position, SnapshotError, SnapshotErrorKind, Tables};
+use crate::snapshot::{Position, SnapshotError, SnapshotErrorKind};
 
 /// The pause after a failed compaction.
 const COMPACT_RETRY: Duration = Duration::from_secs(5);
@@ -270,7 +270,10 @@ impl State {
             );
         }
         self.base_name = graph.name.clone();
-        self.base = Some(BaseRows::Files(origin.clone()));
+        self.base = Some(BaseRows {
+            origin: origin.clone(),
+            folded: Overlay::default(),
+        });
         match anchor {
             Some(anchor) => {
                 // Replay from the anchor: entities held for the old base
@@ -504,11 +507,11 @@ impl State {
     fn adopt_base(
         &mut self,
         graph: &Graph,
-        rows: Arc<Tables>,
+        rows: BaseRows,
         positions: BTreeMap<i64, Position>,
         left: Overlay,
     ) {
-        self.base = Some(BaseRows::Rows(rows));
+        self.base = Some(rows);
         self.base_name = graph.name.clone();
         self.base_graph = Some(graph.base_only());
         self.base_positions = positions;
