@@ -132,43 +132,28 @@ pub struct Op {
 }
 
 /// Why op bytes are malformed; the text is the loader's reason.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
     /// Fewer than 24 bytes (the length).
+    #[error("op is {0} bytes, shorter than 24")]
     TooShort(usize),
     /// The first byte is not 1.
+    #[error("op version {0} is not 1")]
     Version(u8),
     /// The record version/type bytes are not 1/1.
+    #[error("op record version/type {0}/{1} is not 1/1")]
     RecordType(u8, u8),
     /// A follow or un-follow op longer than 24 bytes (opcode, length).
+    #[error("op with opcode {0} is {1} bytes, must be exactly 24")]
     Length(u8, usize),
     /// A tag or un-tag op without a tag (the opcode).
+    #[error("op with opcode {0} has no tag (24 bytes, needs at least 25)")]
     NoTag(u8),
+    #[error("op tag is not valid UTF-8")]
     TagNotUtf8,
+    #[error("unknown opcode {0}")]
     UnknownOpcode(u8),
 }
-
-impl std::fmt::Display for OpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            OpError::TooShort(len) => write!(f, "op is {len} bytes, shorter than 24"),
-            OpError::Version(v) => write!(f, "op version {v} is not 1"),
-            OpError::RecordType(v, t) => write!(f, "op record version/type {v}/{t} is not 1/1"),
-            OpError::Length(opcode, len) => write!(
-                f,
-                "op with opcode {opcode} is {len} bytes, must be exactly 24"
-            ),
-            OpError::NoTag(opcode) => write!(
-                f,
-                "op with opcode {opcode} has no tag (24 bytes, needs at least 25)"
-            ),
-            OpError::TagNotUtf8 => f.write_str("op tag is not valid UTF-8"),
-            OpError::UnknownOpcode(opcode) => write!(f, "unknown opcode {opcode}"),
-        }
-    }
-}
-
-impl std::error::Error for OpError {}
 
 impl Op {
     /// Decodes `[0x01][opcode][0x01][0x01][20-byte address][tag...]`,
