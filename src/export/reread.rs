@@ -192,15 +192,11 @@ pub struct Reread {
 /// A slot as the indexer may store it, as `bytea` literals: its raw 32
 /// bytes, and the ASCII of its `0x` hex.
 fn slot_literals(slot: &[u8; 32]) -> [String; 2] {
-    let bytea = |bytes: &[u8]| format!("'\\x{}'::bytea", hex(bytes));
-    [bytea(slot), bytea(format!("0x{}", hex(slot)).as_bytes())]
-}
-
-/// Lower-case hex of `bytes`, without `0x`.
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    crate::json::push_hex(&mut out, bytes);
-    out
+    let bytea = |bytes: &[u8]| format!("'\\x{}'::bytea", faster_hex::hex_string(bytes));
+    [
+        bytea(slot),
+        bytea(format!("0x{}", faster_hex::hex_string(slot)).as_bytes()),
+    ]
 }
 
 /// The SQL pairs `(chain, slot)` for storage locations, matching a slot
@@ -399,7 +395,11 @@ pub async fn reread(
     for (lsl, at) in index.iter() {
         for token in at.into_iter().filter(|t| rescan.contains(t)) {
             only.insert(lsl, token);
-            slots.insert(format!("({}, '0x{}')", lsl.chain_id, hex(&lsl.slot)));
+            slots.insert(format!(
+                "({}, '0x{}')",
+                lsl.chain_id,
+                faster_hex::hex_string(&lsl.slot)
+            ));
         }
     }
     for &token in &rescan {
@@ -500,6 +500,8 @@ mod tests {
         l.insert((8453, [0u8; 20], [0xab; 32]));
         let sql = slot_pairs(&l);
         assert!(sql.contains(&format!("(8453, '\\x{}'::bytea)", "ab".repeat(32))));
-        assert!(sql.contains(&hex(format!("0x{}", "ab".repeat(32)).as_bytes())));
+        assert!(sql.contains(&faster_hex::hex_string(
+            format!("0x{}", "ab".repeat(32)).as_bytes()
+        )));
     }
 }

@@ -10,7 +10,8 @@ use futures_util::SinkExt;
 use tokio_postgres::Transaction;
 
 use super::IndexerError;
-use crate::snapshot::{push_hex, Address};
+use crate::json::push_hex;
+use crate::snapshot::Address;
 
 /// COPY data is sent in chunks of about this many bytes.
 const CHUNK_BYTES: usize = 1 << 20;

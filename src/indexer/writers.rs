@@ -15,7 +15,8 @@ use super::{
     IndexerError, ACCOUNT_METADATA_CONTRACT, LIST_CHAIN_ID, LIST_NFT_CONTRACT,
     LIST_RECORDS_CONTRACT,
 };
-use crate::snapshot::{push_hex, Tables};
+use crate::json::push_hex;
+use crate::snapshot::Tables;
 
 /// Chain and contract of the older, superseded `primary-list` rows.
 const OLD_ACCOUNT_METADATA_CHAIN_ID: i64 = 1;
