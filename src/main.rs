@@ -16,13 +16,21 @@ fn main() {
     let result = match cli.command {
         Some(Command::Generate(config)) => generate(&config),
         Some(Command::Serve(config)) => serve(config),
-        Some(Command::Export(config)) => followgraph::export::run(&config),
+        Some(Command::Export(config)) => {
+            followgraph::export::run(&config).map_err(|e| e.to_string())
+        }
         Some(Command::Check(config)) => check(&config),
-        Some(Command::Publish(config)) => followgraph::root::commands::publish(&config),
+        Some(Command::Publish(config)) => {
+            followgraph::root::commands::publish(&config).map_err(|e| e.to_string())
+        }
         Some(Command::Snapshots(config)) => match &config.command {
-            SnapshotsCommand::List(list) => followgraph::root::commands::list(list),
+            SnapshotsCommand::List(list) => {
+                followgraph::root::commands::list(list).map_err(|e| e.to_string())
+            }
         },
-        Some(Command::Promote(config)) => followgraph::root::commands::promote(&config),
+        Some(Command::Promote(config)) => {
+            followgraph::root::commands::promote(&config).map_err(|e| e.to_string())
+        }
         None => serve(ServeConfig::default()),
     };
     if let Err(message) = result {
@@ -41,10 +49,10 @@ fn snapshot_path(config: &ServeConfig) -> PathBuf {
 }
 
 fn serve(config: ServeConfig) -> Result<(), String> {
-    let root: SnapshotSource = Arc::new(followgraph::root::SnapshotRoot::open_path(
-        &snapshot_path(&config),
-        &config.store,
-    )?);
+    let root: SnapshotSource = Arc::new(
+        followgraph::root::SnapshotRoot::open_path(&snapshot_path(&config), &config.store)
+            .map_err(|e| e.to_string())?,
+    );
     followgraph::process::raise_open_files();
     let live = Arc::new(Live::default());
     let mut app = AppState::new(live.clone(), &config);
@@ -223,7 +231,9 @@ fn generate(config: &GenerateConfig) -> Result<(), String> {
     }
     // An object-store root: written locally first, then published.
     let remote = match options.out.to_str().filter(|o| o.starts_with("s3://")) {
-        Some(url) => Some(followgraph::root::SnapshotRoot::open(url, &config.store)?),
+        Some(url) => Some(
+            followgraph::root::SnapshotRoot::open(url, &config.store).map_err(|e| e.to_string())?,
+        ),
         None => None,
     };
     let mut options = options;
@@ -237,7 +247,7 @@ fn generate(config: &GenerateConfig) -> Result<(), String> {
             let name = followgraph::snapshot::snapshot_name(&dir);
             let published = root.publish(&dir, &name, followgraph::root::ShrinkGuard::OFF, true);
             let _ = std::fs::remove_dir_all(&staging);
-            published?;
+            published.map_err(|e| e.to_string())?;
             root.location(&name)
         }
         (None, dir) => dir?,

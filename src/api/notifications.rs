@@ -4,8 +4,7 @@
 use crate::error::ApiError;
 use crate::graph::query::{notifications_page, NotificationFilter};
 use crate::graph::{AccountId, Graph};
-use crate::json::{push_key, push_num, push_num_str, push_opt_str, push_str};
-use crate::snapshot::push_hex;
+use crate::json::{push_hex, push_key, push_num, push_num_str, push_opt_str, push_str};
 
 use super::query_string::{keyword, Query};
 use super::rows::{push_address, push_time};

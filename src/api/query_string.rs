@@ -20,22 +20,17 @@ pub fn percent_decode(raw: &[u8], plus: bool) -> Cow<'_, [u8]> {
 
 /// `percent_decode`, appending to `out`.
 pub fn percent_decode_into(raw: &[u8], plus: bool, out: &mut Vec<u8>) {
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let mut i = 0;
-    while i < raw.len() {
-        match raw[i] {
-            b'%' if i + 2 < raw.len() => match (hex(raw[i + 1]), hex(raw[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h << 4 | l);
-                    i += 3;
-                    continue;
-                }
-                _ => out.push(b'%'),
-            },
-            b'+' if plus => out.push(b' '),
-            c => out.push(c),
+    if !plus {
+        out.extend(percent_encoding::percent_decode(raw));
+        return;
+    }
+    // `+` is no hex digit, so no escape spans one: decoding the pieces
+    // between them is decoding the whole.
+    for (i, piece) in raw.split(|&c| c == b'+').enumerate() {
+        if i > 0 {
+            out.push(b' ');
         }
-        i += 1;
+        out.extend(percent_encoding::percent_decode(piece));
     }
 }
 
@@ -175,6 +170,11 @@ mod tests {
         assert_eq!(*percent_decode(b"a+b%2B", true), *b"a b+");
         assert_eq!(*percent_decode(b"a+b", false), *b"a+b");
         assert_eq!(*percent_decode(b"%", true), *b"%");
+        // `+` inside a would-be escape breaks it, and still means a space.
+        assert_eq!(*percent_decode(b"%4+1%+41", true), *b"%4 1% 41");
+        assert_eq!(*percent_decode(b"%4+1", false), *b"%4+1");
+        // Bytes that are not UTF-8 come out as they are; the readers judge.
+        assert_eq!(*percent_decode(b"%ff%FE%41", true), [0xff, 0xfe, b'A']);
         // Nothing to decode: borrowed, not copied.
         assert!(matches!(
             percent_decode(b"limit", true),

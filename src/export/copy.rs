@@ -5,6 +5,8 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use tokio_postgres::Client;
 
+use super::error::{CopyError, ExportError, ValueError};
+
 const SIGNATURE: &[u8] = b"PGCOPY\n\xff\r\n\0";
 /// Most columns any query of the exporter returns.
 pub const MAX_FIELDS: usize = 16;
@@ -28,16 +30,16 @@ impl<'a> Tuple<'a> {
     }
 }
 
-/// Why a value could not be read; the caller adds the table and row.
-pub type ValueError = String;
-
 pub fn int8(v: Option<&[u8]>, column: &str) -> Result<Option<i64>, ValueError> {
     match v {
         None => Ok(None),
         Some(b) => b
             .try_into()
             .map(|b| Some(i64::from_be_bytes(b)))
-            .map_err(|_| format!("column `{column}` is not an int8 ({} bytes)", b.len())),
+            .map_err(|_| ValueError::NotInt8 {
+                column: column.to_owned(),
+                len: b.len(),
+            }),
     }
 }
 
@@ -46,7 +48,7 @@ pub fn text<'a>(v: Option<&'a [u8]>, column: &str) -> Result<Option<&'a str>, Va
         None => Ok(None),
         Some(b) => std::str::from_utf8(b)
             .map(Some)
-            .map_err(|_| format!("column `{column}` is not valid UTF-8")),
+            .map_err(|_| ValueError::NotUtf8(column.to_owned())),
     }
 }
 
@@ -59,31 +61,31 @@ pub fn timestamp_ms(v: Option<&[u8]>, column: &str) -> Result<Option<i64>, Value
         return Ok(None);
     };
     if us == i64::MAX || us == i64::MIN {
-        return Err(format!("column `{column}` is an infinite timestamp"));
+        return Err(ValueError::InfiniteTimestamp(column.to_owned()));
     }
     Ok(Some(us.div_euclid(1000) + PG_EPOCH_MS))
 }
 
 /// Runs `COPY (query) TO STDOUT (FORMAT binary)` and calls `row` for every
 /// tuple, in order. `Err` carries the database's or the row's reason.
-pub async fn copy_out<F>(client: &Client, query: &str, mut row: F) -> Result<u64, String>
+pub async fn copy_out<F>(client: &Client, query: &str, mut row: F) -> Result<u64, ExportError>
 where
-    F: FnMut(&Tuple<'_>) -> Result<(), String>,
+    F: FnMut(&Tuple<'_>) -> Result<(), ExportError>,
 {
     let statement = format!("COPY ({query}) TO STDOUT (FORMAT binary)");
     let stream = client
         .copy_out(statement.as_str())
         .await
-        .map_err(|e| crate::pg::describe(&e))?;
+        .map_err(ExportError::Database)?;
     futures_util::pin_mut!(stream);
     let mut parser = Parser::default();
     let mut rows = 0u64;
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| crate::pg::describe(&e))?;
+        let chunk = chunk.map_err(ExportError::Database)?;
         rows += parser.feed(chunk, &mut row)?;
     }
     if !parser.finished {
-        return Err("the COPY stream ended without its trailer".to_owned());
+        return Err(CopyError::NoTrailer.into());
     }
     Ok(rows)
 }
@@ -104,9 +106,9 @@ enum Step {
 }
 
 impl Parser {
-    fn feed<F>(&mut self, chunk: Bytes, row: &mut F) -> Result<u64, String>
+    fn feed<F>(&mut self, chunk: Bytes, row: &mut F) -> Result<u64, ExportError>
     where
-        F: FnMut(&Tuple<'_>) -> Result<(), String>,
+        F: FnMut(&Tuple<'_>) -> Result<(), ExportError>,
     {
         let owned;
         let data: &[u8] = if self.pending.is_empty() {
@@ -123,7 +125,7 @@ impl Parser {
                 return Ok(0);
             }
             if !data.starts_with(SIGNATURE) {
-                return Err("not a binary COPY stream".to_owned());
+                return Err(CopyError::NotBinary.into());
             }
             let ext = u32::from_be_bytes(data[15..19].try_into().expect("4 bytes")) as usize;
             if data.len() < 19 + ext {
@@ -141,7 +143,7 @@ impl Parser {
         };
         while pos < data.len() {
             if self.finished {
-                return Err("data after the COPY trailer".to_owned());
+                return Err(CopyError::AfterTrailer.into());
             }
             match parse_tuple(data, pos, &mut tuple)? {
                 Step::Tuple(next) => {
@@ -163,7 +165,7 @@ impl Parser {
     }
 }
 
-fn parse_tuple(data: &[u8], mut pos: usize, tuple: &mut Tuple<'_>) -> Result<Step, String> {
+fn parse_tuple(data: &[u8], mut pos: usize, tuple: &mut Tuple<'_>) -> Result<Step, CopyError> {
     let Some(count) = data.get(pos..pos + 2) else {
         return Ok(Step::NeedMore);
     };
@@ -172,9 +174,12 @@ fn parse_tuple(data: &[u8], mut pos: usize, tuple: &mut Tuple<'_>) -> Result<Ste
     if count == -1 {
         return Ok(Step::Trailer(pos));
     }
-    let count = usize::try_from(count).map_err(|_| format!("bad field count {count}"))?;
+    let count = usize::try_from(count).map_err(|_| CopyError::FieldCount(count))?;
     if count > MAX_FIELDS {
-        return Err(format!("{count} columns, more than {MAX_FIELDS}"));
+        return Err(CopyError::TooManyFields {
+            count,
+            max: MAX_FIELDS,
+        });
     }
     for i in 0..count {
         let Some(len) = data.get(pos..pos + 4) else {

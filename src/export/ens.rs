@@ -6,13 +6,18 @@ use std::collections::HashSet;
 use tokio_postgres::Client;
 
 use super::copy::{copy_out, int8, text};
+use super::error::{ExportError, ValueError};
 use super::sink::TableSink;
 use super::source::in_table;
 use super::values::{address, show_text};
 use super::Skips;
 use crate::snapshot::{fold_case, is_json_object, Address, EnsRow};
 
-pub async fn ens(client: &Client, sink: &mut TableSink, skips: &mut Skips) -> Result<(), String> {
+pub async fn ens(
+    client: &Client,
+    sink: &mut TableSink,
+    skips: &mut Skips,
+) -> Result<(), ExportError> {
     const TABLE: &str = "ens_metadata";
     // Read in the name precedence of docs/export.md ("ens"), so a name taken
     // case-insensitively by several addresses stays with the first row read:
@@ -54,10 +59,10 @@ pub async fn ens(client: &Client, sink: &mut TableSink, skips: &mut Skips) -> Re
             return Ok(());
         }
         names.insert(folded.into_owned());
-        let opt = |i: usize, c: &str| -> Result<Option<String>, String> {
+        let opt = |i: usize, c: &str| -> Result<Option<String>, ValueError> {
             Ok(text(t.get(i), c)?.map(str::to_owned))
         };
-        let mut object = |i: usize, column: &str| -> Result<Option<String>, String> {
+        let mut object = |i: usize, column: &str| -> Result<Option<String>, ValueError> {
             match text(t.get(i), column)? {
                 Some(v) if is_json_object(v) => Ok(Some(v.to_owned())),
                 Some(_) => {

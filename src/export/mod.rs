@@ -12,6 +12,7 @@
 
 mod copy;
 mod ens;
+mod error;
 mod overrides;
 pub mod reread;
 mod sink;
@@ -25,10 +26,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::ExportConfig;
-use crate::root::{ShrinkGuard, SnapshotRoot};
+use crate::root::{RootError, ShrinkGuard, SnapshotRoot};
 use crate::snapshot::{
     is_valid_snapshot_name, sync_dir, Table, TableEntry, WrittenTable, IN_PROGRESS_PREFIX,
 };
+pub use error::{ColumnMismatch, CopyError, ExportError, ValueError};
 pub use reread::event_positions;
 use sink::TableSink;
 use source::Only;
@@ -64,45 +66,48 @@ pub struct ExportOptions {
 
 impl ExportOptions {
     /// From the command line: reads the `--query` files and checks names.
-    pub fn from_config(config: &ExportConfig) -> Result<ExportOptions, String> {
-        let database_url = config
-            .database_url()
-            .ok_or("--database-url (or FOLLOWGRAPH_DATABASE_URL or DATABASE_URL) is required")?;
+    pub fn from_config(config: &ExportConfig) -> Result<ExportOptions, ExportError> {
+        let database_url = config.database_url().ok_or(ExportError::NoDatabaseUrl)?;
         if let Some(name) = &config.name {
             if !is_valid_snapshot_name(name) {
-                return Err(format!(
-                    "--name {name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
-                ));
+                return Err(ExportError::InvalidName(name.clone()));
             }
             if name.starts_with(IN_PROGRESS_PREFIX) {
-                return Err(format!(
-                    "--name {name:?}: names starting with {IN_PROGRESS_PREFIX:?} are an export's work in progress, never served"
-                ));
+                return Err(ExportError::WorkInProgressName {
+                    name: name.clone(),
+                    prefix: IN_PROGRESS_PREFIX,
+                });
             }
         }
         let mut queries = BTreeMap::new();
         for q in &config.queries {
             let (table, file) = q
                 .split_once('=')
-                .ok_or_else(|| format!("--query {q:?} is not TABLE=FILE.sql"))?;
+                .ok_or_else(|| ExportError::QueryForm(q.clone()))?;
             let table = Table::named(table).ok_or_else(|| {
                 let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
-                format!(
-                    "--query {q:?}: unknown table `{table}` (one of {})",
-                    names.join(", ")
-                )
+                ExportError::QueryTable {
+                    arg: q.clone(),
+                    table: table.to_owned(),
+                    known: names.join(", "),
+                }
             })?;
-            let sql = std::fs::read_to_string(file)
-                .map_err(|e| format!("--query {table}: cannot read {file}: {e}"))?;
+            let sql = std::fs::read_to_string(file).map_err(|source| ExportError::QueryRead {
+                table,
+                file: file.to_owned(),
+                source,
+            })?;
             if overrides::statement(&sql).is_empty() {
-                return Err(format!("--query {table}: {file} holds no SELECT"));
+                return Err(ExportError::QueryEmpty {
+                    table,
+                    file: file.to_owned(),
+                });
             }
             if queries.insert(table, (PathBuf::from(file), sql)).is_some() {
-                return Err(format!("--query {table} is given twice"));
+                return Err(ExportError::QueryTwice(table));
             }
         }
-        let exe = std::env::current_exe()
-            .map_err(|e| format!("cannot find this program to verify the export: {e}"))?;
+        let exe = std::env::current_exe().map_err(ExportError::NoProgram)?;
         let root = SnapshotRoot::open_path(&config.out, &config.store)?;
         let staging = match &root {
             SnapshotRoot::Dir(d) => d.path().to_path_buf(),
@@ -127,7 +132,7 @@ impl ExportOptions {
 // The command
 
 /// `followgraph export`: once, or every `--every` seconds until SIGTERM.
-pub fn run(config: &ExportConfig) -> Result<(), String> {
+pub fn run(config: &ExportConfig) -> Result<(), ExportError> {
     let options = ExportOptions::from_config(config)?;
     let result = run_rounds(config, &options);
     if options.root.is_remote() {
@@ -136,13 +141,13 @@ pub fn run(config: &ExportConfig) -> Result<(), String> {
     result
 }
 
-fn run_rounds(config: &ExportConfig, options: &ExportOptions) -> Result<(), String> {
+fn run_rounds(config: &ExportConfig, options: &ExportOptions) -> Result<(), ExportError> {
     let options = options.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+        .map_err(ExportError::Runtime)?;
     runtime.block_on(async {
         if config.every == 0 {
             let summary = export_once(&options).await?;
@@ -190,12 +195,16 @@ fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     })
 }
 
-fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, ExportError> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut term =
-        signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
-    let mut int =
-        signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
+    let handle = |kind, name| {
+        signal(kind).map_err(|source| ExportError::Signal {
+            signal: name,
+            source,
+        })
+    };
+    let mut term = handle(SignalKind::terminate(), "SIGTERM")?;
+    let mut int = handle(SignalKind::interrupt(), "SIGINT")?;
     Ok(async move {
         tokio::select! {
             _ = term.recv() => {}
@@ -255,10 +264,10 @@ pub fn default_name(ms: i64) -> String {
 
 /// One export round; publishes and returns the summary, or publishes
 /// nothing and says why.
-pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
+pub async fn export_once(opts: &ExportOptions) -> Result<Summary, ExportError> {
     let started = Instant::now();
     let root = &opts.staging;
-    std::fs::create_dir_all(root).map_err(|e| format!("cannot create {}: {e}", root.display()))?;
+    std::fs::create_dir_all(root).map_err(ExportError::io("create", root))?;
     let _lock = off_runtime(|| opts.root.lock())?;
     let mut phases: Vec<(String, f64)> = Vec::new();
     let mut phase = Instant::now();
@@ -267,7 +276,9 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         phase = Instant::now();
     };
 
-    let client = crate::pg::connect(&opts.database_url, "followgraph-export").await?;
+    let client = crate::pg::connect(&opts.database_url, "followgraph-export")
+        .await
+        .map_err(ExportError::Connect)?;
     let begin = format!(
         "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; \
          SET LOCAL statement_timeout = {}; SET LOCAL work_mem = '64MB'",
@@ -275,23 +286,16 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
             .saturating_mul(1000)
             .min(i32::MAX as u64)
     );
-    client.batch_execute(&begin).await.map_err(|e| {
-        format!(
-            "cannot start the export transaction: {}",
-            crate::pg::describe(&e)
-        )
-    })?;
+    client
+        .batch_execute(&begin)
+        .await
+        .map_err(ExportError::sql("cannot start the export transaction"))?;
     // The first statement fixes the transaction's snapshot, and now() is
     // the transaction's start: the snapshot's instant.
     let created_at_ms: i64 = client
         .query_one("SELECT floor(extract(epoch FROM now()) * 1000)::int8", &[])
         .await
-        .map_err(|e| {
-            format!(
-                "cannot read the transaction time: {}",
-                crate::pg::describe(&e)
-            )
-        })?
+        .map_err(ExportError::sql("cannot read the transaction time"))?
         .get(0);
     lap("connect", &mut phases);
 
@@ -299,8 +303,7 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
     let tmp = TmpDir {
         path: root.join(format!("{IN_PROGRESS_PREFIX}{name}")),
     };
-    std::fs::create_dir(&tmp.path)
-        .map_err(|e| format!("cannot create {}: {e}", tmp.path.display()))?;
+    std::fs::create_dir(&tmp.path).map_err(ExportError::io("create", &tmp.path))?;
 
     let mut skips = Skips::default();
     let mut notes = Vec::new();
@@ -366,12 +369,10 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
     }
     // Read-only: ending it releases the database snapshot before the
     // (database-free) verification.
-    client.batch_execute("COMMIT").await.map_err(|e| {
-        format!(
-            "cannot end the export transaction: {}",
-            crate::pg::describe(&e)
-        )
-    })?;
+    client
+        .batch_execute("COMMIT")
+        .await
+        .map_err(ExportError::sql("cannot end the export transaction"))?;
     drop(client);
 
     let entries = written
@@ -386,7 +387,7 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         })
         .collect();
     crate::snapshot::write_manifest(&tmp.path, created_at_ms, entries, Some(&anchor))
-        .map_err(|e| format!("cannot write {}/manifest.json: {e}", tmp.path.display()))?;
+        .map_err(ExportError::io("write", tmp.path.join("manifest.json")))?;
     lap("manifest", &mut phases);
     let verify_peak_rss = verify(&opts.verify, &tmp.path)?;
     lap("verify", &mut phases);
@@ -410,7 +411,7 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, String> {
         .push(("total".to_owned(), started.elapsed().as_secs_f64()));
     let json = serde_json::to_string_pretty(&report.to_json()).expect("JSON values serialise");
     write_file_synced(&tmp.path.join("export.json"), json.as_bytes())?;
-    sync_dir(&tmp.path).map_err(|e| format!("cannot sync {}: {e}", tmp.path.display()))?;
+    sync_dir(&tmp.path).map_err(ExportError::io("sync", &tmp.path))?;
 
     let publishing = Instant::now();
     off_runtime(|| opts.root.publish(&tmp.path, &name, opts.guard, true))?;
@@ -433,16 +434,15 @@ fn choose_name(
     opts: &ExportOptions,
     given: Option<&str>,
     created_at_ms: i64,
-) -> Result<String, String> {
-    let taken = |name: &str| -> Result<bool, String> {
+) -> Result<String, RootError> {
+    let taken = |name: &str| -> Result<bool, RootError> {
         Ok(opts.staging.join(name).exists() || opts.root.manifest(name)?.is_some())
     };
     if let Some(name) = given {
         if taken(name)? {
-            return Err(format!(
-                "{} already exists (a published snapshot is never replaced)",
-                opts.root.location(name).display()
-            ));
+            return Err(RootError::Exists {
+                path: opts.root.location(name),
+            });
         }
         return Ok(name.to_owned());
     }
@@ -456,22 +456,21 @@ fn choose_name(
     Ok(name)
 }
 
-fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     use std::io::Write;
-    let mut f = std::fs::File::create(path)
-        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    let mut f = std::fs::File::create(path).map_err(ExportError::io("create", path))?;
     f.write_all(bytes)
         .and_then(|()| f.sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(ExportError::io("write", path))
 }
 
 /// Loads the exported directory as the server would; `Err` is the reason
 /// the server would reject it. Returns the load's peak RSS when known.
-fn verify(how: &Verify, dir: &Path) -> Result<Option<u64>, String> {
-    let rejected = |reason: &str| format!("the server's loader rejects the export: {reason}");
+fn verify(how: &Verify, dir: &Path) -> Result<Option<u64>, ExportError> {
     match how {
         Verify::InProcess => {
-            crate::graph::Graph::load_path(dir).map_err(|e| rejected(&e.to_string()))?;
+            crate::graph::Graph::load_path(dir)
+                .map_err(|e| ExportError::Rejected(e.to_string()))?;
             Ok(None)
         }
         Verify::Command(exe) => {
@@ -481,7 +480,10 @@ fn verify(how: &Verify, dir: &Path) -> Result<Option<u64>, String> {
                 .env("RUST_LOG", "warn")
                 .stdin(std::process::Stdio::null())
                 .output()
-                .map_err(|e| format!("cannot run {} check: {e}", exe.display()))?;
+                .map_err(|source| ExportError::RunCheck {
+                    program: exe.clone(),
+                    source,
+                })?;
             if out.status.success() {
                 let stdout = String::from_utf8_lossy(&out.stdout);
                 return Ok(stdout
@@ -496,7 +498,7 @@ fn verify(how: &Verify, dir: &Path) -> Result<Option<u64>, String> {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("no reason given")
                 .trim_start_matches("followgraph: ");
-            Err(rejected(reason))
+            Err(ExportError::Rejected(reason.to_owned()))
         }
     }
 }

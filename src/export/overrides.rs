@@ -6,6 +6,7 @@ use tokio_postgres::types::{Kind as PgKind, Type};
 use tokio_postgres::Client;
 
 use super::copy::{copy_out, text, timestamp_ms};
+use super::error::{ColumnMismatch, ExportError};
 use super::sink::TableSink;
 use super::Skips;
 use crate::snapshot::{
@@ -55,42 +56,38 @@ pub fn statement(sql: &str) -> &str {
 
 /// Checks the query's result columns against the table's and returns the
 /// COPY-able SELECT that reads them in the table's column order.
-pub async fn checked_select(client: &Client, table: Table, sql: &str) -> Result<String, String> {
+pub async fn checked_select(
+    client: &Client,
+    table: Table,
+    sql: &str,
+) -> Result<String, ExportError> {
     let sql = statement(sql);
     let prepared = client
         .prepare(sql)
         .await
-        .map_err(|e| format!("--query {table}: {}", crate::pg::describe(&e)))?;
+        .map_err(ExportError::sql(format!("--query {table}")))?;
+    let mismatch = |mismatch| ExportError::QueryColumns { table, mismatch };
     let got = prepared.columns();
     let mut select = Vec::new();
     for col in table.columns() {
         let matches: Vec<_> = got.iter().filter(|c| c.name() == col.name).collect();
         let found = match matches.as_slice() {
             [] => {
-                return Err(format!(
-                    "--query {table}: the query has no column `{}` (it returns {})",
-                    col.name,
-                    got.iter()
-                        .map(|c| format!("`{}`", c.name()))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
+                let returned = got.iter().map(|c| format!("`{}`", c.name()));
+                return Err(mismatch(ColumnMismatch::Missing {
+                    column: col.name,
+                    returned: returned.collect::<Vec<_>>().join(", "),
+                }));
             }
             [one] => one,
-            _ => {
-                return Err(format!(
-                    "--query {table}: the query returns column `{}` more than once",
-                    col.name
-                ))
-            }
+            _ => return Err(mismatch(ColumnMismatch::Repeated(col.name))),
         };
         if !accepts(col.kind, found.type_()) {
-            return Err(format!(
-                "--query {table}: column `{}` has type {}, expected {}",
-                col.name,
-                found.type_().name(),
-                expected(col.kind)
-            ));
+            return Err(mismatch(ColumnMismatch::Type {
+                column: col.name,
+                found: found.type_().name().to_owned(),
+                expected: expected(col.kind),
+            }));
         }
         let cast = match col.kind {
             Kind::Op | Kind::Timestamp => "",
@@ -123,7 +120,7 @@ pub async fn export(
     sql: &str,
     sink: &mut TableSink,
     skips: &mut Skips,
-) -> Result<(), String> {
+) -> Result<(), ExportError> {
     let select = checked_select(client, table, sql).await?;
     let label = skip_label(table);
     let cols = table.columns();
@@ -141,7 +138,10 @@ pub async fn export(
         }
     })
     .await
-    .map_err(|e| format!("--query {table}: {e}"))?;
+    .map_err(|e| ExportError::InQuery {
+        table,
+        source: Box::new(e),
+    })?;
     Ok(())
 }
 
@@ -235,7 +235,7 @@ impl Values<'_, '_> {
 /// Makes `table`'s row of the result row `v` and pushes it unless `v` found a
 /// value a snapshot cannot hold (docs/snapshot.md). Columns are indexed in
 /// [`Table::columns`] order, the order [`checked_select`] selects them in.
-fn push_row(table: Table, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result<(), String> {
+fn push_row(table: Table, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Result<(), ExportError> {
     let c = &mut sink.chunk;
     match table {
         Table::Lists => {

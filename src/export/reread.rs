@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tokio_postgres::Client;
 
+use super::error::ExportError;
 use super::sink::TableSink;
 use super::source::{self, position_of, ListIndex, Only};
 pub use super::source::{Lsl, OpKey};
@@ -20,7 +21,7 @@ use crate::snapshot::{format_address, Address, ListState, OpRow, Position, Table
 /// chain, whatever the table's size).
 pub async fn event_positions(
     client: &Client,
-) -> Result<std::collections::BTreeMap<i64, crate::snapshot::Position>, String> {
+) -> Result<std::collections::BTreeMap<i64, crate::snapshot::Position>, ExportError> {
     let query = "WITH RECURSIVE chains AS ( \
                    (SELECT chain_id FROM events ORDER BY chain_id LIMIT 1) \
                    UNION ALL \
@@ -33,24 +34,24 @@ pub async fn event_positions(
                    WHERE e.chain_id = c.chain_id \
                    ORDER BY block_number DESC, transaction_index DESC, log_index DESC LIMIT 1) l \
                  WHERE c.chain_id IS NOT NULL";
-    let rows = client.query(query, &[]).await.map_err(|e| {
-        format!(
-            "events: cannot read the positions: {}",
-            crate::pg::describe(&e)
-        )
-    })?;
+    let rows = client
+        .query(query, &[])
+        .await
+        .map_err(ExportError::sql("events: cannot read the positions"))?;
     let mut positions = std::collections::BTreeMap::new();
     for row in rows {
         let chain: i64 = row.get(0);
         let block: i64 = row.get(1);
         let tx: String = row.get(2);
         let log: String = row.get(3);
-        let position = position_of(block, &tx, &log).ok_or_else(|| {
-            format!(
-                "events: the last event of chain {chain} is at ({block}, {tx}, {log}), \
-                 not a position of non-negative integers"
-            )
-        })?;
+        let Some(position) = position_of(block, &tx, &log) else {
+            return Err(ExportError::BadPosition {
+                chain,
+                block,
+                tx,
+                log,
+            });
+        };
         positions.insert(chain, position);
     }
     Ok(positions)
@@ -85,7 +86,7 @@ pub async fn events_since(
     client: &Client,
     chain_id: i64,
     from_block: u64,
-) -> Result<Vec<Event>, String> {
+) -> Result<Vec<Event>, ExportError> {
     let rows = client
         .query(
             "SELECT block_number, transaction_index::text, log_index::text, event_name::text, \
@@ -96,7 +97,7 @@ pub async fn events_since(
             &[&chain_id, &(from_block.min(i64::MAX as u64) as i64)],
         )
         .await
-        .map_err(|e| format!("events: {}", crate::pg::describe(&e)))?;
+        .map_err(ExportError::sql("events"))?;
     let mut events = Vec::with_capacity(rows.len());
     for row in rows {
         let block: i64 = row.get(0);
@@ -191,15 +192,11 @@ pub struct Reread {
 /// A slot as the indexer may store it, as `bytea` literals: its raw 32
 /// bytes, and the ASCII of its `0x` hex.
 fn slot_literals(slot: &[u8; 32]) -> [String; 2] {
-    let bytea = |bytes: &[u8]| format!("'\\x{}'::bytea", hex(bytes));
-    [bytea(slot), bytea(format!("0x{}", hex(slot)).as_bytes())]
-}
-
-/// Lower-case hex of `bytes`, without `0x`.
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    crate::json::push_hex(&mut out, bytes);
-    out
+    let bytea = |bytes: &[u8]| format!("'\\x{}'::bytea", faster_hex::hex_string(bytes));
+    [
+        bytea(slot),
+        bytea(format!("0x{}", faster_hex::hex_string(slot)).as_bytes()),
+    ]
 }
 
 /// The SQL pairs `(chain, slot)` for storage locations, matching a slot
@@ -231,7 +228,7 @@ async fn at_locations(
     client: &Client,
     table: &str,
     locations: &BTreeSet<(i64, Address, [u8; 32])>,
-) -> Result<String, String> {
+) -> Result<String, ExportError> {
     let stored = client
         .query(
             &format!(
@@ -248,7 +245,7 @@ async fn at_locations(
             &[],
         )
         .await
-        .map_err(|e| format!("{table}: {}", crate::pg::describe(&e)))?;
+        .map_err(ExportError::sql(table))?;
     let mut values = Vec::new();
     for (chain, contract, slot) in locations {
         let want = format_address(contract);
@@ -299,7 +296,7 @@ pub async fn reread(
     client: &Client,
     touched: &Touched,
     skips: &mut Skips,
-) -> Result<Reread, String> {
+) -> Result<Reread, ExportError> {
     let mut out = Reread::default();
     // 1. The lists: those named, and every list at a touched location;
     // their own locations join the touched ones.
@@ -398,7 +395,11 @@ pub async fn reread(
     for (lsl, at) in index.iter() {
         for token in at.into_iter().filter(|t| rescan.contains(t)) {
             only.insert(lsl, token);
-            slots.insert(format!("({}, '0x{}')", lsl.chain_id, hex(&lsl.slot)));
+            slots.insert(format!(
+                "({}, '0x{}')",
+                lsl.chain_id,
+                faster_hex::hex_string(&lsl.slot)
+            ));
         }
     }
     for &token in &rescan {
@@ -433,7 +434,7 @@ async fn ops(
     index: &ListIndex,
     skips: &mut Skips,
     at: &str,
-) -> Result<Vec<(OpRow, OpKey)>, String> {
+) -> Result<Vec<(OpRow, OpKey)>, ExportError> {
     let mut sink = TableSink::memory(Table::ListOps);
     let mut keys = Vec::new();
     source::list_ops(
@@ -453,7 +454,7 @@ async fn primary_lists(
     touched: &Touched,
     skips: &mut Skips,
     mut out: Reread,
-) -> Result<Reread, String> {
+) -> Result<Reread, ExportError> {
     if touched.accounts.is_empty() {
         return Ok(out);
     }
@@ -499,6 +500,8 @@ mod tests {
         l.insert((8453, [0u8; 20], [0xab; 32]));
         let sql = slot_pairs(&l);
         assert!(sql.contains(&format!("(8453, '\\x{}'::bytea)", "ab".repeat(32))));
-        assert!(sql.contains(&hex(format!("0x{}", "ab".repeat(32)).as_bytes())));
+        assert!(sql.contains(&faster_hex::hex_string(
+            format!("0x{}", "ab".repeat(32)).as_bytes()
+        )));
     }
 }

@@ -9,6 +9,7 @@ use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use super::error::ExportError;
 use crate::snapshot::{Table, TableFileWriter, Tables, WrittenTable};
 
 /// Rows handed to the writer thread at a time.
@@ -35,10 +36,10 @@ struct Progress {
 
 impl TableSink {
     /// Starts the writer thread for `dir/<table>.parquet`.
-    pub fn start(dir: &Path, table: Table) -> Result<TableSink, String> {
+    pub fn start(dir: &Path, table: Table) -> Result<TableSink, ExportError> {
         let path = dir.join(table.file_name());
         let mut file = TableFileWriter::create(&path, table, ROW_GROUP_ROWS, true)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+            .map_err(ExportError::io("create", &path))?;
         let (tx, rx) = sync_channel::<Tables>(QUEUED_CHUNKS);
         let writer = std::thread::Builder::new()
             .name(format!("write-{table}"))
@@ -48,7 +49,7 @@ impl TableSink {
                 }
                 file.finish()
             })
-            .map_err(|e| format!("cannot start the writer thread: {e}"))?;
+            .map_err(ExportError::WriterThread)?;
         let progress = std::io::stderr().is_terminal().then(|| Progress {
             started: Instant::now(),
             last: Instant::now(),
@@ -84,7 +85,7 @@ impl TableSink {
 
     /// Call after pushing one row into `chunk`.
     #[inline]
-    pub fn pushed(&mut self) -> Result<(), String> {
+    pub fn pushed(&mut self) -> Result<(), ExportError> {
         self.rows += 1;
         if self.tx.is_some() && self.rows.is_multiple_of(CHUNK_ROWS as u64) {
             self.hand_over()?;
@@ -93,7 +94,7 @@ impl TableSink {
         Ok(())
     }
 
-    fn hand_over(&mut self) -> Result<(), String> {
+    fn hand_over(&mut self) -> Result<(), ExportError> {
         let chunk = std::mem::take(&mut self.chunk);
         let tx = self.tx.as_ref().expect("sink not finished");
         // The writer thread keeps up or the stream waits: blocking here is
@@ -106,12 +107,15 @@ impl TableSink {
         Ok(())
     }
 
-    fn join_error(&mut self) -> String {
+    fn join_error(&mut self) -> ExportError {
         self.tx = None;
         match self.writer.take().map(JoinHandle::join) {
-            Some(Ok(Err(e))) => format!("writing {}.parquet: {e}", self.table),
-            Some(Err(_)) => format!("writing {}.parquet: the writer thread panicked", self.table),
-            _ => format!("writing {}.parquet failed", self.table),
+            Some(Ok(Err(source))) => ExportError::Write {
+                table: self.table,
+                source,
+            },
+            Some(Err(_)) => ExportError::WriterPanicked(self.table),
+            _ => ExportError::WriterGone(self.table),
         }
     }
 
@@ -135,17 +139,17 @@ impl TableSink {
 
     /// Hands over the last rows, waits for the file to be written and
     /// fsynced, and reports it.
-    pub fn finish(mut self) -> Result<WrittenTable, String> {
+    pub fn finish(mut self) -> Result<WrittenTable, ExportError> {
         self.hand_over()?;
         self.show_progress(true);
         self.tx = None;
         match self.writer.take().map(JoinHandle::join) {
             Some(Ok(Ok(written))) => Ok(written),
-            Some(Ok(Err(e))) => Err(format!("writing {}.parquet: {e}", self.table)),
-            _ => Err(format!(
-                "writing {}.parquet: the writer thread panicked",
-                self.table
-            )),
+            Some(Ok(Err(source))) => Err(ExportError::Write {
+                table: self.table,
+                source,
+            }),
+            _ => Err(ExportError::WriterPanicked(self.table)),
         }
     }
 }

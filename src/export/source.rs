@@ -8,6 +8,7 @@
 use tokio_postgres::Client;
 
 use super::copy::{copy_out, int8, text, timestamp_ms, Tuple};
+use super::error::ExportError;
 use super::sink::TableSink;
 use super::values::{
     address, bytea_bytes, fixed_bytes, hex_fixed, hex_text, hex_text_into, show_bytes, show_int,
@@ -121,8 +122,11 @@ impl Only<'_> {
 pub type OpKey = (i64, i64, [u64; 3]);
 
 /// Errors of the built-in queries name the source table.
-pub(super) fn in_table(table: &str) -> impl Fn(String) -> String + '_ {
-    move |e| format!("{table}: {e}")
+pub(super) fn in_table(table: &'static str) -> impl Fn(ExportError) -> ExportError {
+    move |e| ExportError::InTable {
+        table,
+        source: Box::new(e),
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -139,7 +143,7 @@ async fn list_roles(
     client: &Client,
     skips: &mut Skips,
     only: Only<'_>,
-) -> Result<FastMap<Lsl, ListRoles>, String> {
+) -> Result<FastMap<Lsl, ListRoles>, ExportError> {
     const TABLE: &str = "efp_list_metadata";
     let mut roles: FastMap<Lsl, ListRoles> = FastMap::default();
     let query = format!(
@@ -194,7 +198,7 @@ pub async fn lists(
     skips: &mut Skips,
     only: Only<'_>,
     roles_only: Only<'_>,
-) -> Result<ListIndex, String> {
+) -> Result<ListIndex, ExportError> {
     const TABLE: &str = "efp_lists";
     let roles = if sink.is_some() {
         list_roles(client, skips, roles_only).await?
@@ -293,7 +297,7 @@ pub async fn primary_lists(
     sink: &mut TableSink,
     skips: &mut Skips,
     only: Only<'_>,
-) -> Result<(), String> {
+) -> Result<(), ExportError> {
     const TABLE: &str = "efp_account_metadata";
     // Newest first within each address: the first valid row wins.
     let query = format!(
@@ -356,7 +360,7 @@ pub async fn list_records(
     sink: &mut TableSink,
     skips: &mut Skips,
     only: Only<'_>,
-) -> Result<(), String> {
+) -> Result<(), ExportError> {
     const TABLE: &str = "efp_list_records";
     let query = format!(
         "SELECT chain_id, contract_address::text, slot, record_data, updated_at, record \
@@ -438,7 +442,7 @@ pub async fn list_record_tags(
     sink: &mut TableSink,
     skips: &mut Skips,
     only: Only<'_>,
-) -> Result<(), String> {
+) -> Result<(), ExportError> {
     const TABLE: &str = "efp_list_record_tags";
     // textsend: the tag's bytes as stored, so a database whose encoding
     // lets invalid UTF-8 in cannot break the stream.
@@ -528,7 +532,7 @@ fn push_op(
     seq: u64,
     op: Op,
     updated_at: i64,
-) -> Result<(), String> {
+) -> Result<(), ExportError> {
     sink.chunk.list_ops.push(OpRow {
         token_id,
         seq,
@@ -547,7 +551,7 @@ pub async fn list_ops(
     skips: &mut Skips,
     only: Only<'_>,
     mut keys: Option<&mut Vec<OpKey>>,
-) -> Result<(), String> {
+) -> Result<(), ExportError> {
     const TABLE: &str = "events";
     // Output columns must not shadow the NUMERIC sort keys: ORDER BY a
     // name prefers the output column, whose text order puts 10 before 9.

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use super::copy::int8;
-use crate::snapshot::{decode_hex, parse_address, push_hex, Address};
+use crate::snapshot::{parse_address, Address};
 
 /// A BYTEA of `N` bytes, stored raw or as the ASCII text `0x` + 2N hex
 /// digits (the two encodings deployments use); `None` for anything else.
@@ -16,7 +16,7 @@ pub(super) fn fixed_bytes<const N: usize>(v: &[u8]) -> Option<[u8; N]> {
     }
     if v.len() == 2 + 2 * N && (v.starts_with(b"0x") || v.starts_with(b"0X")) {
         let mut out = [0u8; N];
-        decode_hex(&v[2..], &mut out)?;
+        faster_hex::hex_decode(&v[2..], &mut out).ok()?;
         return Some(out);
     }
     None
@@ -37,7 +37,7 @@ pub(super) fn hex_text_into(v: &[u8], out: &mut Vec<u8>) -> Option<()> {
     }
     out.clear();
     out.resize(hex.len() / 2, 0);
-    decode_hex(hex, out)
+    faster_hex::hex_decode(hex, out).ok()
 }
 
 /// A BYTEA value of any length as its bytes, stored raw or as `0x` hex
@@ -83,19 +83,12 @@ pub(super) fn address(v: Option<&str>) -> Option<Address> {
     v.and_then(parse_address)
 }
 
-fn hex0x(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(2 + bytes.len() * 2);
-    s.push_str("0x");
-    push_hex(&mut s, bytes);
-    s
-}
-
 /// How a BYTEA shows in the summary's examples: `0x` hex of its bytes,
 /// the same whether the deployment stores them raw or as hex text.
 pub(super) fn show_bytes(v: Option<&[u8]>) -> String {
     match v {
         None => "NULL".to_owned(),
-        Some(b) => hex0x(&bytea_bytes(b)),
+        Some(b) => format!("0x{}", faster_hex::hex_string(&bytea_bytes(b))),
     }
 }
 

@@ -2,6 +2,8 @@
 //! token ids). SipHash costs far more at the tens of millions of lookups
 //! of a load; a per-process random key keeps untrusted snapshots from
 //! choosing colliding keys cheaply.
+//! foldhash was measured in its place and lost on addresses
+//! (docs/performance.md, "foldhash for the address and token-id maps").
 
 use std::hash::{BuildHasher, Hasher};
 use std::sync::OnceLock;

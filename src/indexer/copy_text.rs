@@ -9,8 +9,9 @@ use bytes::Bytes;
 use futures_util::SinkExt;
 use tokio_postgres::Transaction;
 
-use crate::pg::describe;
-use crate::snapshot::{push_hex, Address};
+use super::IndexerError;
+use crate::json::push_hex;
+use crate::snapshot::Address;
 
 /// COPY data is sent in chunks of about this many bytes.
 const CHUNK_BYTES: usize = 1 << 20;
@@ -133,8 +134,11 @@ pub(super) async fn copy_rows<T>(
     columns: &[&str],
     items: impl IntoIterator<Item = T>,
     mut write: impl FnMut(&mut CopyText, T),
-) -> Result<u64, String> {
-    let fail = |e: tokio_postgres::Error| format!("COPY {table}: {}", describe(&e));
+) -> Result<u64, IndexerError> {
+    let fail = |source| IndexerError::Sql {
+        step: format!("COPY {table}"),
+        source,
+    };
     let sql = format!("COPY {table} ({}) FROM STDIN", columns.join(", "));
     let sink = tx.copy_in::<_, Bytes>(&sql).await.map_err(fail)?;
     futures_util::pin_mut!(sink);
@@ -150,10 +154,11 @@ pub(super) async fn copy_rows<T>(
     }
     let copied = sink.as_mut().finish().await.map_err(fail)?;
     if copied != out.rows {
-        return Err(format!(
-            "COPY {table}: PostgreSQL reports {copied} rows, {} were sent",
-            out.rows
-        ));
+        return Err(IndexerError::RowCount {
+            table: table.to_owned(),
+            copied,
+            sent: out.rows,
+        });
     }
     Ok(copied)
 }

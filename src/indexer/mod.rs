@@ -30,6 +30,7 @@
 //! command: the empty-database check, the schema, and the transaction.
 
 mod copy_text;
+mod error;
 mod layout;
 mod writers;
 
@@ -38,13 +39,14 @@ use std::time::Instant;
 use tokio_postgres::Client;
 
 use crate::generate::{generate_tables, GenerateOptions};
-use crate::pg::{connect, describe, redact_url};
+use crate::pg::{connect, redact_url};
 use crate::snapshot::Tables;
 use writers::{
     copy_account_metadata, copy_badges, copy_ens, copy_events, copy_list_metadata, copy_lists,
     copy_records, copy_tags,
 };
 
+pub use error::IndexerError;
 pub use layout::slot_of;
 
 /// Chain id of every list, storage location and account-metadata row.
@@ -62,16 +64,18 @@ const BADGE_TABLES_SQL: &str = include_str!("../../tests/indexer/badge_tables.sq
 
 /// Writes the graph `generate` would write for `opts` into the empty
 /// database at `url`; returns a one-line summary of the rows written.
-pub fn generate_into_database(url: &str, opts: &GenerateOptions) -> Result<String, String> {
+pub fn generate_into_database(url: &str, opts: &GenerateOptions) -> Result<String, IndexerError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(IndexerError::Runtime)?;
     let shown = redact_url(url);
     let mut client = runtime.block_on(async {
-        let client = connect(url, "followgraph-generate").await?;
+        let client = connect(url, "followgraph-generate")
+            .await
+            .map_err(IndexerError::Connect)?;
         check_empty(&client, &shown).await?;
-        Ok::<_, String>(client)
+        Ok::<_, IndexerError>(client)
     })?;
 
     let tables = generate_with_progress(opts);
@@ -81,15 +85,18 @@ pub fn generate_into_database(url: &str, opts: &GenerateOptions) -> Result<Strin
 }
 
 /// Refuses a database that already holds the indexer's tables.
-async fn check_empty(client: &Client, shown: &str) -> Result<(), String> {
+async fn check_empty(client: &Client, shown: &str) -> Result<(), IndexerError> {
     let row = client
         .query_one("SELECT to_regclass('public.efp_lists') IS NOT NULL", &[])
         .await
-        .map_err(|e| format!("cannot inspect {shown}: {}", describe(&e)))?;
+        .map_err(|source| IndexerError::Inspect {
+            database: shown.to_owned(),
+            source,
+        })?;
     if row.get::<_, bool>(0) {
-        return Err(format!(
-            "{shown} already has a table public.efp_lists: generate writes only into an empty database"
-        ));
+        return Err(IndexerError::NotEmpty {
+            database: shown.to_owned(),
+        });
     }
     Ok(())
 }
@@ -113,20 +120,19 @@ fn generate_with_progress(opts: &GenerateOptions) -> Tables {
 }
 
 /// The rows the indexer's schema cannot hold as they are.
-fn check_representable(tables: &Tables) -> Result<(), String> {
+fn check_representable(tables: &Tables) -> Result<(), IndexerError> {
     for e in &tables.ens {
-        if e.chains.is_some() {
-            return Err(format!(
-                "ens row {}: chains cannot be stored in the indexer (exported as null)",
-                e.name
-            ));
-        }
-        if e.header.is_some() && e.records.is_none() {
-            return Err(format!(
-                "ens row {}: a header without records cannot be stored in the indexer",
-                e.name
-            ));
-        }
+        let why = if e.chains.is_some() {
+            "chains cannot be stored in the indexer (exported as null)"
+        } else if e.header.is_some() && e.records.is_none() {
+            "a header without records cannot be stored in the indexer"
+        } else {
+            continue;
+        };
+        return Err(IndexerError::Unrepresentable {
+            name: e.name.clone(),
+            why,
+        });
     }
     Ok(())
 }
@@ -163,20 +169,20 @@ async fn write_tables(
     client: &mut Client,
     tables: &Tables,
     opts: &GenerateOptions,
-) -> Result<String, String> {
+) -> Result<String, IndexerError> {
     let tx = client
         .transaction()
         .await
-        .map_err(|e| format!("BEGIN: {}", describe(&e)))?;
+        .map_err(IndexerError::sql("BEGIN"))?;
     tx.batch_execute("SET LOCAL synchronous_commit = off")
         .await
-        .map_err(|e| format!("SET: {}", describe(&e)))?;
+        .map_err(IndexerError::sql("SET"))?;
     tx.batch_execute(SCHEMA_SQL)
         .await
-        .map_err(|e| format!("creating the indexer's tables: {}", describe(&e)))?;
+        .map_err(IndexerError::sql("creating the indexer's tables"))?;
     tx.batch_execute(BADGE_TABLES_SQL)
         .await
-        .map_err(|e| format!("creating the badge tables: {}", describe(&e)))?;
+        .map_err(IndexerError::sql("creating the badge tables"))?;
 
     let mut c = Counts::default();
     let progress = |table: &str, rows: u64, started: Instant| {
@@ -214,9 +220,7 @@ async fn write_tables(
     progress("poap_events, poap_holdings", c.badge_events + c.badges, t);
 
     let t = Instant::now();
-    tx.commit()
-        .await
-        .map_err(|e| format!("COMMIT: {}", describe(&e)))?;
+    tx.commit().await.map_err(IndexerError::sql("COMMIT"))?;
     progress("commit", 0, t);
     Ok(format!(
         "{} lists ({} list metadata), {} account metadata, {} records, {} tags, \

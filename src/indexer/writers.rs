@@ -11,8 +11,12 @@ use super::layout::{
     address_record, foreign_record, has_foreign_record, has_location_note, in_key_order,
     role_storage, slot_of, stale_address, RoleStorage,
 };
-use super::{ACCOUNT_METADATA_CONTRACT, LIST_CHAIN_ID, LIST_NFT_CONTRACT, LIST_RECORDS_CONTRACT};
-use crate::snapshot::{push_hex, Tables};
+use super::{
+    IndexerError, ACCOUNT_METADATA_CONTRACT, LIST_CHAIN_ID, LIST_NFT_CONTRACT,
+    LIST_RECORDS_CONTRACT,
+};
+use crate::json::push_hex;
+use crate::snapshot::Tables;
 
 /// Chain and contract of the older, superseded `primary-list` rows.
 const OLD_ACCOUNT_METADATA_CHAIN_ID: i64 = 1;
@@ -21,7 +25,7 @@ const ZERO_ADDRESS: &str = "0x0000000000000000000000000000000000000000";
 /// `events.block_number` of the op with `seq` 0 (4 ops per block).
 const FIRST_BLOCK: u64 = 10_000_000;
 
-pub(super) async fn copy_lists(tx: &Transaction<'_>, tables: &Tables) -> Result<u64, String> {
+pub(super) async fn copy_lists(tx: &Transaction<'_>, tables: &Tables) -> Result<u64, IndexerError> {
     const COLUMNS: &[&str] = &[
         "nft_chain_id",
         "nft_contract_address",
@@ -74,7 +78,7 @@ pub(super) async fn copy_lists(tx: &Transaction<'_>, tables: &Tables) -> Result<
 pub(super) async fn copy_list_metadata(
     tx: &Transaction<'_>,
     tables: &Tables,
-) -> Result<u64, String> {
+) -> Result<u64, IndexerError> {
     const COLUMNS: &[&str] = &["chain_id", "contract_address", "slot", "\"key\"", "value"];
     copy_rows(tx, "efp_list_metadata", COLUMNS, &tables.lists, |out, l| {
         let slot = slot_of(l.token_id);
@@ -103,7 +107,7 @@ pub(super) async fn copy_account_metadata(
     tx: &Transaction<'_>,
     tables: &Tables,
     created_at_ms: i64,
-) -> Result<u64, String> {
+) -> Result<u64, IndexerError> {
     const COLUMNS: &[&str] = &[
         "chain_id",
         "contract_address",
@@ -159,7 +163,10 @@ pub(super) async fn copy_account_metadata(
     .await
 }
 
-pub(super) async fn copy_records(tx: &Transaction<'_>, tables: &Tables) -> Result<u64, String> {
+pub(super) async fn copy_records(
+    tx: &Transaction<'_>,
+    tables: &Tables,
+) -> Result<u64, IndexerError> {
     const COLUMNS: &[&str] = &[
         "chain_id",
         "contract_address",
@@ -214,7 +221,7 @@ pub(super) async fn copy_records(tx: &Transaction<'_>, tables: &Tables) -> Resul
     .await
 }
 
-pub(super) async fn copy_tags(tx: &Transaction<'_>, tables: &Tables) -> Result<u64, String> {
+pub(super) async fn copy_tags(tx: &Transaction<'_>, tables: &Tables) -> Result<u64, IndexerError> {
     const COLUMNS: &[&str] = &[
         "chain_id",
         "contract_address",
@@ -250,7 +257,10 @@ pub(super) async fn copy_tags(tx: &Transaction<'_>, tables: &Tables) -> Result<u
     .await
 }
 
-pub(super) async fn copy_events(tx: &Transaction<'_>, tables: &Tables) -> Result<u64, String> {
+pub(super) async fn copy_events(
+    tx: &Transaction<'_>,
+    tables: &Tables,
+) -> Result<u64, IndexerError> {
     const COLUMNS: &[&str] = &[
         "chain_id",
         "block_number",
@@ -269,10 +279,7 @@ pub(super) async fn copy_events(tx: &Transaction<'_>, tables: &Tables) -> Result
         .windows(2)
         .find(|w| w[0].seq >= w[1].seq || w[0].updated_at > w[1].updated_at)
     {
-        return Err(format!(
-            "list_ops seq {} and {} are not in updated_at order",
-            w[0].seq, w[1].seq
-        ));
+        return Err(IndexerError::OpsOutOfOrder(w[0].seq, w[1].seq));
     }
     let mut op_bytes = Vec::with_capacity(64);
     copy_rows(tx, "events", COLUMNS, &tables.list_ops, |out, o| {
@@ -318,7 +325,7 @@ pub(super) async fn copy_events(tx: &Transaction<'_>, tables: &Tables) -> Result
     .await
 }
 
-pub(super) async fn copy_ens(tx: &Transaction<'_>, tables: &Tables) -> Result<u64, String> {
+pub(super) async fn copy_ens(tx: &Transaction<'_>, tables: &Tables) -> Result<u64, IndexerError> {
     const COLUMNS: &[&str] = &[
         "address", "name", "avatar", "display", "records", "chains", "fresh", "resolver", "errors",
     ];
@@ -344,7 +351,7 @@ pub(super) async fn copy_ens(tx: &Transaction<'_>, tables: &Tables) -> Result<u6
 pub(super) async fn copy_badges(
     tx: &Transaction<'_>,
     tables: &Tables,
-) -> Result<(u64, u64), String> {
+) -> Result<(u64, u64), IndexerError> {
     const EVENT_COLUMNS: &[&str] = &[
         "id",
         "display_order",

@@ -1,30 +1,34 @@
 //! The root's commands: `publish DIR ROOT`, `snapshots list ROOT`,
 //! `promote ROOT NAME`.
 
-use super::SnapshotRoot;
+use super::{RootError, SnapshotRoot};
 use crate::config::{ListConfig, PromoteConfig, PublishConfig};
 
 /// `followgraph publish DIR ROOT`: the directory's name becomes the
 /// snapshot's.
-pub fn publish(config: &PublishConfig) -> Result<(), String> {
+pub fn publish(config: &PublishConfig) -> Result<(), RootError> {
     let root = SnapshotRoot::open(&config.root, &config.store)?;
     let name = config
         .dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| format!("{} has no snapshot name", config.dir.display()))?;
+        .ok_or_else(|| RootError::NoSnapshotName {
+            dir: config.dir.clone(),
+        })?;
     let _lock = root.lock()?;
     root.publish(&config.dir, &name, config.shrink.guard(), false)?;
     eprintln!("published {}", root.location(&name).display());
     match config.keep {
-        Some(keep) => root.retain(&name, keep).map_err(|e| format!("--keep: {e}")),
+        Some(keep) => root
+            .retain(&name, keep)
+            .map_err(|e| RootError::Keep(Box::new(e))),
         None => Ok(()),
     }
 }
 
 /// `followgraph snapshots list ROOT`: a table on standard output, or one
 /// JSON object per line with `--json`.
-pub fn list(config: &ListConfig) -> Result<(), String> {
+pub fn list(config: &ListConfig) -> Result<(), RootError> {
     let root = SnapshotRoot::open(&config.root, &config.store)?;
     let current = root.current()?;
     let listed = root.list()?;
@@ -74,7 +78,7 @@ pub fn list(config: &ListConfig) -> Result<(), String> {
 }
 
 /// `followgraph promote ROOT NAME`.
-pub fn promote(config: &PromoteConfig) -> Result<(), String> {
+pub fn promote(config: &PromoteConfig) -> Result<(), RootError> {
     let root = SnapshotRoot::open(&config.root, &config.store)?;
     let _lock = root.lock()?;
     let before = root.promote(&config.name)?;

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Listed;
+use super::{Listed, RootError};
 use crate::snapshot::{is_valid_snapshot_name, sync_dir, Manifest, IN_PROGRESS_PREFIX, MANIFEST};
 
 #[derive(Clone, Debug)]
@@ -32,24 +32,24 @@ impl DirRoot {
         self.path.join(name)
     }
 
-    pub(super) fn read_current(&self) -> Result<Option<String>, String> {
+    pub(super) fn read_current(&self) -> Result<Option<String>, RootError> {
         let file = self.path.join("CURRENT");
         match std::fs::read_to_string(&file) {
             Ok(text) => Ok(Some(text.trim().to_owned())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("cannot read {}: {e}", file.display())),
+            Err(e) => Err(RootError::io("read", file.display().to_string(), e)),
         }
     }
 
-    pub(super) fn manifest(&self, name: &str) -> Result<Option<Manifest>, String> {
+    pub(super) fn manifest(&self, name: &str) -> Result<Option<Manifest>, RootError> {
         manifest_in(&self.snapshot_dir(name))
     }
 
     /// Every snapshot directory of the root (a valid name holding a
     /// readable manifest; an export's work in progress excepted).
-    pub(super) fn list(&self) -> Result<Vec<Listed>, String> {
+    pub(super) fn list(&self) -> Result<Vec<Listed>, RootError> {
         let entries = std::fs::read_dir(&self.path)
-            .map_err(|e| format!("cannot list {}: {e}", self.path.display()))?;
+            .map_err(|e| RootError::io("list", self.path.display().to_string(), e))?;
         let mut out = Vec::new();
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -75,24 +75,21 @@ impl DirRoot {
     }
 
     /// Holds `ROOT/.export.lock` exclusively until the file is dropped.
-    pub(super) fn lock(&self) -> Result<std::fs::File, String> {
+    pub(super) fn lock(&self) -> Result<std::fs::File, RootError> {
         std::fs::create_dir_all(&self.path)
-            .map_err(|e| format!("cannot create {}: {e}", self.path.display()))?;
+            .map_err(|e| RootError::io("create", self.path.display().to_string(), e))?;
         let path = self.path.join(".export.lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            .map_err(|e| RootError::io("open", path.display().to_string(), e))?;
         match file.try_lock() {
             Ok(()) => Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-                "another publisher holds {} (one exporter per snapshot root)",
-                path.display()
-            )),
+            Err(std::fs::TryLockError::WouldBlock) => Err(RootError::Locked { lock: path }),
             Err(std::fs::TryLockError::Error(e)) => {
-                Err(format!("cannot lock {}: {e}", path.display()))
+                Err(RootError::io("lock", path.display().to_string(), e))
             }
         }
     }
@@ -121,17 +118,14 @@ impl DirRoot {
     /// Puts the finished snapshot directory `staged` at `ROOT/<name>`: a
     /// rename when `take` and it is on the root's file system, else a copy
     /// into a work directory of the root, then a rename.
-    pub(super) fn place(&self, staged: &Path, name: &str, take: bool) -> Result<(), String> {
+    pub(super) fn place(&self, staged: &Path, name: &str, take: bool) -> Result<(), RootError> {
         let target = self.path.join(name);
         if target.exists() {
-            return Err(format!(
-                "{} already exists (a published snapshot is never replaced)",
-                target.display()
-            ));
+            return Err(RootError::Exists { path: target });
         }
         if take && std::fs::rename(staged, &target).is_ok() {
             return sync_dir(&self.path)
-                .map_err(|e| format!("cannot sync {}: {e}", self.path.display()));
+                .map_err(|e| RootError::io("sync", self.path.display().to_string(), e));
         }
         let work = self.path.join(format!("{IN_PROGRESS_PREFIX}{name}"));
         let copied = (|| {
@@ -148,39 +142,41 @@ impl DirRoot {
         })();
         copied.map_err(|e| {
             let _ = std::fs::remove_dir_all(&work);
-            format!(
-                "cannot copy {} to {}: {e}",
-                staged.display(),
-                target.display()
-            )
+            let what = format!("{} to {}", staged.display(), target.display());
+            RootError::io("copy", what, e)
         })
     }
 
-    pub(super) fn set_current(&self, name: &str) -> Result<(), String> {
+    pub(super) fn set_current(&self, name: &str) -> Result<(), RootError> {
         crate::snapshot::publish(&self.path, name)
-            .map_err(|e| format!("cannot replace {}/CURRENT: {e}", self.path.display()))
+            .map_err(|e| RootError::io("replace", format!("{}/CURRENT", self.path.display()), e))
     }
 
-    pub(super) fn delete(&self, name: &str) -> Result<(), String> {
+    pub(super) fn delete(&self, name: &str) -> Result<(), RootError> {
         let dir = self.path.join(name);
         // The manifest first: a half-deleted snapshot is then no longer one.
         match std::fs::remove_file(dir.join(MANIFEST)) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(format!("cannot delete {name}: {e}")),
+            Err(e) => return Err(RootError::io("delete", name, e)),
         }
-        std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot delete {name}: {e}"))
+        std::fs::remove_dir_all(&dir).map_err(|e| RootError::io("delete", name, e))
     }
 }
 
 /// The manifest of the snapshot directory `dir`; `None` when it has none.
-pub(super) fn manifest_in(dir: &Path) -> Result<Option<Manifest>, String> {
+pub(super) fn manifest_in(dir: &Path) -> Result<Option<Manifest>, RootError> {
     let file = dir.join(MANIFEST);
     match std::fs::read(&file) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| format!("{} is malformed: {e}", file.display())),
+        Ok(bytes) => {
+            serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|source| RootError::Malformed {
+                    what: file.display().to_string(),
+                    source,
+                })
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read {}: {e}", file.display())),
+        Err(e) => Err(RootError::io("read", file.display().to_string(), e)),
     }
 }

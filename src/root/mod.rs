@@ -8,12 +8,14 @@
 
 pub mod commands;
 mod dir;
+mod error;
 mod s3;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 pub use dir::DirRoot;
+pub use error::{RootError, Shrunk};
 pub use s3::{parse_s3_url, S3Root, StoreOptions};
 
 use crate::snapshot::{
@@ -82,7 +84,7 @@ impl ShrinkGuard {
 
     /// `Err` names the first table (in manifest order) whose rows fell by
     /// more than the guard allows.
-    pub fn check(&self, current: &Manifest, next: &Manifest) -> Result<(), String> {
+    pub fn check(&self, current: &Manifest, next: &Manifest) -> Result<(), Shrunk> {
         let Some(max) = self.0 else {
             return Ok(());
         };
@@ -93,14 +95,13 @@ impl ShrinkGuard {
             }
             let fell = (was.rows - now) as f64 / was.rows as f64;
             if fell > max {
-                return Err(format!(
-                    "{table} fell from {} to {now} rows ({:.1}% fewer), more than --max-shrink \
-                     {}% allows against the current snapshot: not published (--allow-shrink \
-                     publishes it anyway)",
-                    was.rows,
-                    fell * 100.0,
-                    max * 100.0
-                ));
+                return Err(Shrunk {
+                    table: table.to_string(),
+                    was: was.rows,
+                    now,
+                    fell,
+                    max,
+                });
             }
         }
         Ok(())
@@ -139,7 +140,7 @@ pub struct RootLock(#[allow(dead_code)] Option<std::fs::File>);
 impl SnapshotRoot {
     /// `s3://bucket/prefix` or a local directory (created when published
     /// to).
-    pub fn open(spec: &str, store: &StoreOptions) -> Result<SnapshotRoot, String> {
+    pub fn open(spec: &str, store: &StoreOptions) -> Result<SnapshotRoot, RootError> {
         if spec.starts_with("s3://") {
             return S3Root::open(spec, store).map(SnapshotRoot::S3);
         }
@@ -147,7 +148,7 @@ impl SnapshotRoot {
     }
 
     /// `open` of a path given on the command line.
-    pub fn open_path(path: &Path, store: &StoreOptions) -> Result<SnapshotRoot, String> {
+    pub fn open_path(path: &Path, store: &StoreOptions) -> Result<SnapshotRoot, RootError> {
         match path.to_str() {
             Some(spec) if spec.starts_with("s3://") => SnapshotRoot::open(spec, store),
             _ => Ok(SnapshotRoot::Dir(DirRoot::new(path.to_path_buf()))),
@@ -175,7 +176,7 @@ impl SnapshotRoot {
     }
 
     /// The name `CURRENT` holds; `None` when the root has no `CURRENT`.
-    pub fn current(&self) -> Result<Option<String>, String> {
+    pub fn current(&self) -> Result<Option<String>, RootError> {
         match self {
             SnapshotRoot::Dir(d) => d.read_current(),
             SnapshotRoot::S3(s) => s.read_current(),
@@ -183,11 +184,11 @@ impl SnapshotRoot {
     }
 
     /// Snapshot `name`'s manifest; `None` when it is not published.
-    pub fn manifest(&self, name: &str) -> Result<Option<Manifest>, String> {
+    pub fn manifest(&self, name: &str) -> Result<Option<Manifest>, RootError> {
         if !is_valid_snapshot_name(name) {
-            return Err(format!(
-                "{name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
-            ));
+            return Err(RootError::InvalidName {
+                name: name.to_owned(),
+            });
         }
         match self {
             SnapshotRoot::Dir(d) => d.manifest(name),
@@ -196,7 +197,7 @@ impl SnapshotRoot {
     }
 
     /// Every published snapshot, newest first (by `created_at`, then name).
-    pub fn list(&self) -> Result<Vec<Listed>, String> {
+    pub fn list(&self) -> Result<Vec<Listed>, RootError> {
         let mut listed = match self {
             SnapshotRoot::Dir(d) => d.list()?,
             SnapshotRoot::S3(s) => s.list()?,
@@ -207,7 +208,7 @@ impl SnapshotRoot {
 
     /// Takes the root's publishing lock (and, on disk, clears what an
     /// interrupted export left).
-    pub fn lock(&self) -> Result<RootLock, String> {
+    pub fn lock(&self) -> Result<RootLock, RootError> {
         match self {
             SnapshotRoot::Dir(d) => {
                 let file = d.lock()?;
@@ -229,21 +230,21 @@ impl SnapshotRoot {
         name: &str,
         guard: ShrinkGuard,
         take: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), RootError> {
         if !is_valid_snapshot_name(name) || name.starts_with('.') {
-            return Err(format!(
-                "{name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
-            ));
+            return Err(RootError::InvalidName {
+                name: name.to_owned(),
+            });
         }
         if self.manifest(name)?.is_some() {
-            return Err(format!(
-                "{} is already published (a published snapshot is never replaced)",
-                self.location(name).display()
-            ));
+            return Err(RootError::AlreadyPublished {
+                location: self.location(name).display().to_string(),
+            });
         }
         if guard.0.is_some() {
-            let next = dir::manifest_in(staged)?
-                .ok_or_else(|| format!("{} holds no manifest.json", staged.display()))?;
+            let next = dir::manifest_in(staged)?.ok_or_else(|| RootError::NoManifest {
+                dir: staged.to_path_buf(),
+            })?;
             if let Some(current) = self.current()? {
                 if let Some(current) = self.manifest(&current)? {
                     guard.check(&current, &next)?;
@@ -259,20 +260,19 @@ impl SnapshotRoot {
 
     /// Points `CURRENT` at the published snapshot `name` (rolling back is
     /// promoting an older one). Returns the name it held before.
-    pub fn promote(&self, name: &str) -> Result<Option<String>, String> {
+    pub fn promote(&self, name: &str) -> Result<Option<String>, RootError> {
         if self.manifest(name)?.is_none() {
-            return Err(format!(
-                "{} is not a published snapshot (see `followgraph snapshots list {}`)",
-                self.location(name).display(),
-                self.describe()
-            ));
+            return Err(RootError::NotPublished {
+                location: self.location(name).display().to_string(),
+                root: self.describe(),
+            });
         }
         let before = self.current()?;
         self.set_current(name)?;
         Ok(before)
     }
 
-    fn set_current(&self, name: &str) -> Result<(), String> {
+    fn set_current(&self, name: &str) -> Result<(), RootError> {
         match self {
             SnapshotRoot::Dir(d) => d.set_current(name),
             SnapshotRoot::S3(s) => s.set_current(name),
@@ -281,7 +281,7 @@ impl SnapshotRoot {
 
     /// Keeps the `keep` newest snapshots and always `current`; deletes the
     /// others. Folders without a manifest are never touched.
-    pub fn retain(&self, current: &str, keep: usize) -> Result<(), String> {
+    pub fn retain(&self, current: &str, keep: usize) -> Result<(), RootError> {
         let mut failures = Vec::new();
         for listed in self.list()?.iter().skip(keep) {
             if listed.name == current {
@@ -298,7 +298,7 @@ impl SnapshotRoot {
         if failures.is_empty() {
             Ok(())
         } else {
-            Err(failures.join("; "))
+            Err(RootError::Retain(failures))
         }
     }
 
@@ -318,7 +318,7 @@ impl SnapshotRoot {
             },
             SnapshotRoot::S3(s) => match s.fingerprint() {
                 Ok((name, e_tag)) => Fingerprint::Object { name, e_tag },
-                Err(e) => Fingerprint::Unresolvable(e),
+                Err(e) => Fingerprint::Unresolvable(e.to_string()),
             },
         }
     }
@@ -346,7 +346,7 @@ impl SnapshotRoot {
                         SnapshotError::new(
                             SnapshotErrorKind::NoSnapshot,
                             format!("{}/CURRENT", s.url()),
-                            e,
+                            e.to_string(),
                         )
                     })?,
                 };
@@ -398,14 +398,22 @@ mod tests {
         let err = guard
             .check(&was, &manifest(&[("lists", 100), ("list_records", 799)]))
             .unwrap_err();
+        assert_eq!(
+            (err.table.as_str(), err.was, err.now),
+            ("list_records", 1000, 799)
+        );
         assert!(
-            err.starts_with("list_records fell from 1000 to 799 rows (20.1% fewer)"),
+            err.to_string()
+                .starts_with("list_records fell from 1000 to 799 rows (20.1% fewer)"),
             "{err}"
         );
         let err = guard
             .check(&was, &manifest(&[("list_records", 1000)]))
             .unwrap_err();
-        assert!(err.starts_with("lists fell from 100 to 0 rows"), "{err}");
+        assert!(
+            err.to_string().starts_with("lists fell from 100 to 0 rows"),
+            "{err}"
+        );
         assert_eq!(ShrinkGuard::OFF.check(&was, &manifest(&[])), Ok(()));
         assert_eq!(ShrinkGuard(Some(1.0)).check(&was, &manifest(&[])), Ok(()));
     }

@@ -19,7 +19,7 @@ use object_store::{
     RetryConfig, UpdateVersion,
 };
 
-use super::Listed;
+use super::{Listed, RootError};
 use crate::snapshot::{
     is_valid_snapshot_name, Manifest, MemoryFiles, SnapshotError, SnapshotErrorKind,
 };
@@ -78,15 +78,11 @@ impl std::fmt::Debug for S3Root {
     }
 }
 
-fn store_error(what: &str, e: object_store::Error) -> String {
-    // object_store's messages carry the request, never the credentials.
-    format!("{what}: {e}")
-}
-
 impl S3Root {
-    pub fn open(url: &str, opts: &StoreOptions) -> Result<S3Root, String> {
-        let (bucket, prefix) =
-            parse_s3_url(url).ok_or_else(|| format!("{url:?} is not s3://bucket[/prefix]"))?;
+    pub fn open(url: &str, opts: &StoreOptions) -> Result<S3Root, RootError> {
+        let (bucket, prefix) = parse_s3_url(url).ok_or_else(|| RootError::NotS3Url {
+            url: url.to_owned(),
+        })?;
         let client = ClientOptions::new()
             .with_timeout(Duration::from_secs(opts.timeout_secs.max(1)))
             .with_connect_timeout(Duration::from_secs(opts.timeout_secs.clamp(1, 10)));
@@ -111,13 +107,14 @@ impl S3Root {
         if let Some(endpoint) = &opts.endpoint {
             builder = builder.with_endpoint(endpoint);
         }
-        let store = builder
-            .build()
-            .map_err(|e| store_error(&format!("cannot open {url}"), e))?;
+        let store = builder.build().map_err(|source| RootError::Open {
+            url: url.to_owned(),
+            source,
+        })?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the store's runtime: {e}"))?;
+            .map_err(RootError::Runtime)?;
         Ok(S3Root {
             store: Arc::new(store),
             url: url.trim_end_matches('/').to_owned(),
@@ -143,13 +140,13 @@ impl S3Root {
     }
 
     /// The snapshot name `CURRENT` holds.
-    pub fn current_name(&self) -> Result<String, String> {
+    pub fn current_name(&self) -> Result<String, RootError> {
         self.block_on(self.read_current_name())
     }
 
     /// `CURRENT`'s snapshot name and the named manifest's ETag: what a
     /// replica polls.
-    pub fn fingerprint(&self) -> Result<(String, Option<String>), String> {
+    pub fn fingerprint(&self) -> Result<(String, Option<String>), RootError> {
         self.block_on(async {
             let name = self.read_current_name().await?;
             let meta = self
@@ -157,27 +154,28 @@ impl S3Root {
                 .head(&self.key(&format!("{name}/manifest.json")))
                 .await
                 .map_err(|e| {
-                    store_error(&format!("cannot read {}/{name}/manifest.json", self.url), e)
+                    RootError::store("read", format!("{}/{name}/manifest.json", self.url), e)
                 })?;
             Ok((name, meta.e_tag))
         })
     }
 
-    async fn read_current_name(&self) -> Result<String, String> {
+    async fn read_current_name(&self) -> Result<String, RootError> {
         let shown = format!("{}/CURRENT", self.url);
         let text = self
             .store
             .get(&self.key("CURRENT"))
             .await
-            .map_err(|e| store_error(&format!("cannot read {shown}"), e))?
+            .map_err(|e| RootError::store("read", &shown, e))?
             .bytes()
             .await
-            .map_err(|e| store_error(&format!("cannot read {shown}"), e))?;
+            .map_err(|e| RootError::store("read", &shown, e))?;
         let name = String::from_utf8_lossy(&text).trim().to_owned();
         if !is_valid_snapshot_name(&name) {
-            return Err(format!(
-                "{shown}: {name:?} is not a valid snapshot name ([A-Za-z0-9._-]+)"
-            ));
+            return Err(RootError::InvalidCurrent {
+                current: shown,
+                name,
+            });
         }
         Ok(name)
     }
@@ -230,9 +228,9 @@ impl S3Root {
                 return Err(SnapshotError::new(
                     SnapshotErrorKind::StoreUnreachable,
                     file,
-                    store_error(
-                        &format!("store unreachable: cannot read {}/{name}/{file}", self.url),
-                        e,
+                    format!(
+                        "store unreachable: {}",
+                        RootError::store("read", format!("{}/{name}/{file}", self.url), e)
                     ),
                 ))
             }
@@ -242,9 +240,9 @@ impl S3Root {
             SnapshotError::new(
                 SnapshotErrorKind::StoreUnreachable,
                 file,
-                store_error(
-                    &format!("store unreachable: cannot read {}/{name}/{file}", self.url),
-                    e,
+                format!(
+                    "store unreachable: {}",
+                    RootError::store("read", format!("{}/{name}/{file}", self.url), e)
                 ),
             )
         })?;
@@ -261,16 +259,18 @@ impl S3Root {
     /// Uploads the snapshot directory `dir` as `<root>/<name>/`: the table
     /// files, then the manifest (a snapshot is one once its manifest is
     /// there). A name already published is refused.
-    pub(super) fn upload(&self, dir: &std::path::Path, name: &str) -> Result<(), String> {
+    pub(super) fn upload(&self, dir: &std::path::Path, name: &str) -> Result<(), RootError> {
         let manifest_bytes = std::fs::read(dir.join("manifest.json"))
-            .map_err(|e| format!("cannot read {}/manifest.json: {e}", dir.display()))?;
-        let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
-            .map_err(|e| format!("{}/manifest.json is malformed: {e}", dir.display()))?;
+            .map_err(|e| RootError::io("read", format!("{}/manifest.json", dir.display()), e))?;
+        let manifest: Manifest =
+            serde_json::from_slice(&manifest_bytes).map_err(|source| RootError::Malformed {
+                what: format!("{}/manifest.json", dir.display()),
+                source,
+            })?;
         if self.manifest(name)?.is_some() {
-            return Err(format!(
-                "{}/{name} is already published (a snapshot is never modified)",
-                self.url
-            ));
+            return Err(RootError::AlreadyPublished {
+                location: format!("{}/{name}", self.url),
+            });
         }
         self.block_on(async {
             // export.json rides along when present (the server ignores it).
@@ -285,14 +285,14 @@ impl S3Root {
                 .chain(extra)
             {
                 let bytes = std::fs::read(dir.join(&file))
-                    .map_err(|e| format!("cannot read {}/{file}: {e}", dir.display()))?;
+                    .map_err(|e| RootError::io("read", format!("{}/{file}", dir.display()), e))?;
                 self.store
                     .put(
                         &self.key(&format!("{name}/{file}")),
                         PutPayload::from(bytes),
                     )
                     .await
-                    .map_err(|e| store_error(&format!("cannot upload {name}/{file}"), e))?;
+                    .map_err(|e| RootError::store("upload", format!("{name}/{file}"), e))?;
             }
             self.store
                 .put(
@@ -300,47 +300,50 @@ impl S3Root {
                     PutPayload::from(manifest_bytes),
                 )
                 .await
-                .map_err(|e| store_error(&format!("cannot upload {name}/manifest.json"), e))?;
+                .map_err(|e| RootError::store("upload", format!("{name}/manifest.json"), e))?;
             Ok(())
         })
     }
 
     /// `CURRENT`'s name, `None` when the root has none yet.
-    pub(super) fn read_current(&self) -> Result<Option<String>, String> {
+    pub(super) fn read_current(&self) -> Result<Option<String>, RootError> {
         match self.block_on(self.store.head(&self.key("CURRENT"))) {
             Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(store_error(&format!("cannot read {}/CURRENT", self.url), e)),
+            Err(e) => Err(RootError::store("read", format!("{}/CURRENT", self.url), e)),
             Ok(_) => self.current_name().map(Some),
         }
     }
 
     /// Snapshot `name`'s manifest; `None` when no such snapshot is
     /// published.
-    pub(super) fn manifest(&self, name: &str) -> Result<Option<Manifest>, String> {
+    pub(super) fn manifest(&self, name: &str) -> Result<Option<Manifest>, RootError> {
         let key = self.key(&format!("{name}/manifest.json"));
         self.block_on(async {
             let got = match self.store.get(&key).await {
                 Ok(got) => got,
                 Err(object_store::Error::NotFound { .. }) => return Ok(None),
-                Err(e) => return Err(store_error(&format!("cannot read {}/{key}", self.url), e)),
+                Err(e) => return Err(RootError::store("read", format!("{}/{key}", self.url), e)),
             };
             let bytes = got
                 .bytes()
                 .await
-                .map_err(|e| store_error(&format!("cannot read {}/{key}", self.url), e))?;
+                .map_err(|e| RootError::store("read", format!("{}/{key}", self.url), e))?;
             serde_json::from_slice(&bytes)
                 .map(Some)
-                .map_err(|e| format!("{}/{name}/manifest.json is malformed: {e}", self.url))
+                .map_err(|source| RootError::Malformed {
+                    what: format!("{}/{name}/manifest.json", self.url),
+                    source,
+                })
         })
     }
 
     /// Every published snapshot (a folder holding a readable manifest)
     /// with the bytes of its objects.
-    pub(super) fn list(&self) -> Result<Vec<Listed>, String> {
+    pub(super) fn list(&self) -> Result<Vec<Listed>, RootError> {
         let prefix = (!self.prefix.is_empty()).then(|| StorePath::from(self.prefix.as_str()));
         let folders = self
             .block_on(self.store.list_with_delimiter(prefix.as_ref()))
-            .map_err(|e| store_error(&format!("cannot list {}", self.url), e))?
+            .map_err(|e| RootError::store("list", &self.url, e))?
             .common_prefixes;
         let mut out = Vec::new();
         for folder in folders {
@@ -356,7 +359,7 @@ impl S3Root {
             };
             let objects = self
                 .block_on(self.store.list_with_delimiter(Some(&self.key(&name))))
-                .map_err(|e| store_error(&format!("cannot list {}/{name}", self.url), e))?
+                .map_err(|e| RootError::store("list", format!("{}/{name}", self.url), e))?
                 .objects;
             let bytes = objects.iter().map(|o| o.size).sum();
             out.push(Listed::new(name, &manifest, bytes));
@@ -366,13 +369,13 @@ impl S3Root {
 
     /// Deletes snapshot `name`'s objects, the manifest first: a
     /// half-deleted snapshot is then no longer one.
-    pub(super) fn delete(&self, name: &str) -> Result<(), String> {
+    pub(super) fn delete(&self, name: &str) -> Result<(), RootError> {
         self.block_on(async {
             let listed = self
                 .store
                 .list_with_delimiter(Some(&self.key(name)))
                 .await
-                .map_err(|e| store_error(&format!("cannot list {name}"), e))?;
+                .map_err(|e| RootError::store("list", name, e))?;
             let mut objects: Vec<StorePath> =
                 listed.objects.into_iter().map(|o| o.location).collect();
             objects.sort_by_key(|p| p.filename() != Some("manifest.json"));
@@ -380,20 +383,20 @@ impl S3Root {
                 self.store
                     .delete(&object)
                     .await
-                    .map_err(|e| store_error(&format!("cannot delete {object}"), e))?;
+                    .map_err(|e| RootError::store("delete", object.to_string(), e))?;
             }
             Ok(())
         })
     }
 
     /// Points `CURRENT` at `name` (see `replace_current`).
-    pub(super) fn set_current(&self, name: &str) -> Result<(), String> {
+    pub(super) fn set_current(&self, name: &str) -> Result<(), RootError> {
         self.block_on(self.replace_current(name))
     }
 
     /// `CURRENT` <- `name`: created if absent, else replaced only if it is
     /// still the version read just before.
-    async fn replace_current(&self, name: &str) -> Result<(), String> {
+    async fn replace_current(&self, name: &str) -> Result<(), RootError> {
         let key = self.key("CURRENT");
         let payload = || PutPayload::from(format!("{name}\n").into_bytes());
         let mode = match self.store.head(&key).await {
@@ -402,7 +405,7 @@ impl S3Root {
                 version: meta.version,
             }),
             Err(object_store::Error::NotFound { .. }) => PutMode::Create,
-            Err(e) => return Err(store_error("cannot read CURRENT", e)),
+            Err(e) => return Err(RootError::store("read", "CURRENT", e)),
         };
         let opts = PutOptions {
             mode,
@@ -411,18 +414,18 @@ impl S3Root {
         match self.store.put_opts(&key, payload(), opts).await {
             Ok(_) => Ok(()),
             Err(object_store::Error::Precondition { .. })
-            | Err(object_store::Error::AlreadyExists { .. }) => Err(format!(
-                "{}/CURRENT changed while publishing {name} (another publisher): not replaced",
-                self.url
-            )),
+            | Err(object_store::Error::AlreadyExists { .. }) => Err(RootError::CurrentChanged {
+                current: format!("{}/CURRENT", self.url),
+                name: name.to_owned(),
+            }),
             // Stores without conditional writes: a plain atomic replace.
             Err(object_store::Error::NotImplemented { .. }) => self
                 .store
                 .put(&key, payload())
                 .await
                 .map(|_| ())
-                .map_err(|e| store_error("cannot write CURRENT", e)),
-            Err(e) => Err(store_error("cannot write CURRENT", e)),
+                .map_err(|e| RootError::store("write", "CURRENT", e)),
+            Err(e) => Err(RootError::store("write", "CURRENT", e)),
         }
     }
 }

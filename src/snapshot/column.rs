@@ -2,8 +2,8 @@
 //! once (every specified column present with an accepted Parquet type), then
 //! per-row accessors that apply the value rules of docs/snapshot.md (nulls,
 //! addresses, token ids, timestamps to milliseconds, JSON objects). A rule
-//! broken gives the reason as a `String`; the caller adds the file and row, so
-//! a valid row costs no allocation.
+//! broken gives a [`RowError`]; the caller adds the file and row, so a
+//! valid row costs no allocation.
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
@@ -12,6 +12,7 @@ use arrow_array::types::{
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Schema, TimeUnit};
 
+use super::error::{ColumnError, RowError};
 use super::schema::{ColumnKind as Kind, ColumnSpec as Spec};
 use super::tables::{parse_address_any_case, Address};
 use super::{SnapshotError, SnapshotErrorKind};
@@ -20,8 +21,8 @@ fn is_text(t: &DataType) -> bool {
     matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
 }
 
-/// Checks the type of `spec`'s column; `Err` is the reason.
-fn check_type(spec: &Spec, t: &DataType) -> Result<(), String> {
+/// Checks the type of `spec`'s column.
+fn check_type(spec: &Spec, t: &DataType) -> Result<(), ColumnError> {
     let ok = match spec.kind {
         Kind::Address | Kind::Text | Kind::Json => is_text(t),
         Kind::TokenId => matches!(t, DataType::UInt64 | DataType::Int64),
@@ -31,10 +32,10 @@ fn check_type(spec: &Spec, t: &DataType) -> Result<(), String> {
             DataType::Timestamp(TimeUnit::Second, _) => false,
             DataType::Timestamp(_, Some(_)) => true,
             DataType::Timestamp(unit, None) => {
-                return Err(format!(
-                    "column `{}` has type Timestamp({unit:?}) without a time zone: it must be a TIMESTAMP adjusted to UTC",
-                    spec.name
-                ))
+                return Err(ColumnError::NoTimeZone {
+                    column: spec.name,
+                    unit: *unit,
+                })
             }
             _ => false,
         },
@@ -58,15 +59,16 @@ fn check_type(spec: &Spec, t: &DataType) -> Result<(), String> {
         Kind::Int64 => "Int64",
         Kind::Int32 => "Int32",
     };
-    Err(format!(
-        "column `{}` has type {t}, expected {expected}",
-        spec.name
-    ))
+    Err(ColumnError::Type {
+        column: spec.name,
+        found: t.clone(),
+        expected,
+    })
 }
 
 /// A column missing or of a type docs/snapshot.md does not list.
-pub(super) fn schema_error(file: &str, reason: String) -> SnapshotError {
-    SnapshotError::new(SnapshotErrorKind::Schema, file, reason)
+pub(super) fn schema_error(file: &str, e: ColumnError) -> SnapshotError {
+    SnapshotError::new(SnapshotErrorKind::Schema, file, e.to_string())
 }
 
 /// The schema check: every specified column present with an accepted type.
@@ -80,9 +82,8 @@ pub(super) fn check_schema(
     for spec in specs {
         let index = schema
             .index_of(spec.name)
-            .map_err(|_| schema_error(file, format!("missing column `{}`", spec.name)))?;
-        check_type(spec, schema.field(index).data_type())
-            .map_err(|reason| schema_error(file, reason))?;
+            .map_err(|_| schema_error(file, ColumnError::Missing(spec.name)))?;
+        check_type(spec, schema.field(index).data_type()).map_err(|e| schema_error(file, e))?;
         roots.push(index);
     }
     roots.sort_unstable();
@@ -118,10 +119,10 @@ pub(super) struct Column<'a> {
 }
 
 impl<'a> Column<'a> {
-    pub fn new(batch: &'a RecordBatch, spec: &Spec) -> Result<Column<'a>, String> {
+    pub fn new(batch: &'a RecordBatch, spec: &Spec) -> Result<Column<'a>, ColumnError> {
         let array = batch
             .column_by_name(spec.name)
-            .ok_or_else(|| format!("missing column `{}`", spec.name))?;
+            .ok_or(ColumnError::Missing(spec.name))?;
         check_type(spec, array.data_type())?;
         let data = match array.data_type() {
             DataType::Utf8 => Data::Utf8(array.as_string::<i32>()),
@@ -150,7 +151,14 @@ impl<'a> Column<'a> {
                 };
                 Data::Timestamp(values, divisor)
             }
-            other => return Err(format!("column `{}` has type {other}", spec.name)),
+            // check_type accepts only the types above.
+            other => {
+                return Err(ColumnError::Type {
+                    column: spec.name,
+                    found: other.clone(),
+                    expected: "a type docs/snapshot.md lists",
+                })
+            }
         };
         Ok(Column {
             name: spec.name,
@@ -167,10 +175,10 @@ impl<'a> Column<'a> {
     }
 
     #[inline]
-    fn required(&self, i: usize) -> Result<(), String> {
+    fn required(&self, i: usize) -> Result<(), RowError> {
         debug_assert!(!self.nullable, "column `{}` is nullable", self.name);
         if self.is_null(i) {
-            Err(format!("null in required column `{}`", self.name))
+            Err(RowError::Null(self.name))
         } else {
             Ok(())
         }
@@ -188,7 +196,7 @@ impl<'a> Column<'a> {
     }
 
     #[inline]
-    pub fn text(&self, i: usize) -> Result<&'a str, String> {
+    pub fn text(&self, i: usize) -> Result<&'a str, RowError> {
         self.required(i)?;
         Ok(self.str_unchecked_null(i))
     }
@@ -204,34 +212,38 @@ impl<'a> Column<'a> {
     }
 
     #[inline]
-    pub fn address(&self, i: usize) -> Result<Address, String> {
+    pub fn address(&self, i: usize) -> Result<Address, RowError> {
         let text = self.text(i)?;
-        parse_address_any_case(text)
-            .ok_or_else(|| format!("malformed address {text:?} in column `{}`", self.name))
+        parse_address_any_case(text).ok_or_else(|| RowError::Address {
+            column: self.name,
+            text: text.to_owned(),
+        })
     }
 
     #[inline]
-    pub fn u64(&self, i: usize) -> Result<u64, String> {
+    pub fn u64(&self, i: usize) -> Result<u64, RowError> {
         self.required(i)?;
         match &self.data {
             Data::UInt64(v) => Ok(v[i]),
-            Data::Int64(v) => u64::try_from(v[i])
-                .map_err(|_| format!("negative value {} in column `{}`", v[i], self.name)),
+            Data::Int64(v) => u64::try_from(v[i]).map_err(|_| RowError::Negative {
+                column: self.name,
+                value: v[i],
+            }),
             _ => unreachable!("integer column checked by check_type"),
         }
     }
 
     #[inline]
-    pub fn token_id(&self, i: usize) -> Result<u64, String> {
+    pub fn token_id(&self, i: usize) -> Result<u64, RowError> {
         let v = self.u64(i)?;
         if v == 0 {
-            return Err(format!("{} must be > 0, got 0", self.name));
+            return Err(RowError::Zero(self.name));
         }
         Ok(v)
     }
 
     #[inline]
-    pub fn i64(&self, i: usize) -> Result<i64, String> {
+    pub fn i64(&self, i: usize) -> Result<i64, RowError> {
         self.required(i)?;
         match &self.data {
             Data::Int64(v) => Ok(v[i]),
@@ -248,7 +260,7 @@ impl<'a> Column<'a> {
     }
 
     #[inline]
-    pub fn i32(&self, i: usize) -> Result<i32, String> {
+    pub fn i32(&self, i: usize) -> Result<i32, RowError> {
         self.required(i)?;
         match &self.data {
             Data::Int32(v) => Ok(v[i]),
@@ -258,7 +270,7 @@ impl<'a> Column<'a> {
 
     /// Epoch milliseconds, finer units floored.
     #[inline]
-    pub fn timestamp_ms(&self, i: usize) -> Result<i64, String> {
+    pub fn timestamp_ms(&self, i: usize) -> Result<i64, RowError> {
         self.required(i)?;
         match &self.data {
             Data::Timestamp(v, d) => Ok(v[i].div_euclid(*d)),
@@ -267,7 +279,7 @@ impl<'a> Column<'a> {
     }
 
     #[inline]
-    pub fn bytes(&self, i: usize) -> Result<&'a [u8], String> {
+    pub fn bytes(&self, i: usize) -> Result<&'a [u8], RowError> {
         self.required(i)?;
         Ok(match &self.data {
             Data::Binary(a) => a.value(i),
@@ -279,21 +291,24 @@ impl<'a> Column<'a> {
 
     /// A nullable JSON-object column, kept as stored (key order, duplicate
     /// keys, number spelling and string escapes), only minified.
-    pub fn json_object(&self, i: usize) -> Result<Option<String>, String> {
+    pub fn json_object(&self, i: usize) -> Result<Option<String>, RowError> {
         let Some(text) = self.opt_text(i) else {
             return Ok(None);
         };
         // Validates the whole text without building values, so nothing is
         // lost to number ranges or nesting depth.
-        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            return Err(format!("column `{}` is not valid JSON: {e}", self.name));
+        if let Err(source) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            return Err(RowError::Json {
+                column: self.name,
+                source,
+            });
         }
         match json_kind(text) {
             "an object" => Ok(Some(minify_json(text))),
-            other => Err(format!(
-                "column `{}` must be a JSON object, found {other}",
-                self.name
-            )),
+            found => Err(RowError::NotObject {
+                column: self.name,
+                found,
+            }),
         }
     }
 }

@@ -4,6 +4,10 @@
 //! no caller has to read the text.
 use std::fmt;
 
+use arrow_schema::{DataType, TimeUnit};
+
+use super::tables::OpError;
+
 /// The class of a [`SnapshotError`], following the reasons to reject a
 /// snapshot in docs/snapshot.md ("Validation") plus the ways a load
 /// itself can fail.
@@ -91,3 +95,57 @@ impl fmt::Display for SnapshotError {
 }
 
 impl std::error::Error for SnapshotError {}
+
+/// Why a row breaks a rule of docs/snapshot.md. The caller adds the file
+/// and row (a [`SnapshotError`] of kind `InvalidRow`), so a valid row
+/// costs no allocation.
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    #[error("null in required column `{0}`")]
+    Null(&'static str),
+    #[error("malformed address {text:?} in column `{column}`")]
+    Address { column: &'static str, text: String },
+    #[error("negative value {value} in column `{column}`")]
+    Negative { column: &'static str, value: i64 },
+    #[error("{0} must be > 0, got 0")]
+    Zero(&'static str),
+    #[error("column `{column}` is not valid JSON: {source}")]
+    Json {
+        column: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("column `{column}` must be a JSON object, found {found}")]
+    NotObject {
+        column: &'static str,
+        found: &'static str,
+    },
+    #[error("tag is empty (must be 1 to {max} bytes)")]
+    EmptyTag { max: usize },
+    #[error("tag is {len} bytes, longer than {max}")]
+    LongTag { len: usize, max: usize },
+    #[error("malformed op: {0}")]
+    Op(#[from] OpError),
+}
+
+/// Why a table file's column does not fit its spec (a [`SnapshotError`]
+/// of kind `Schema`).
+#[derive(Debug, thiserror::Error)]
+pub enum ColumnError {
+    #[error("missing column `{0}`")]
+    Missing(&'static str),
+    #[error(
+        "column `{column}` has type Timestamp({unit:?}) without a time zone: it must be a \
+         TIMESTAMP adjusted to UTC"
+    )]
+    NoTimeZone {
+        column: &'static str,
+        unit: TimeUnit,
+    },
+    #[error("column `{column}` has type {found}, expected {expected}")]
+    Type {
+        column: &'static str,
+        found: DataType,
+        expected: &'static str,
+    },
+}

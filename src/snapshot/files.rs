@@ -115,9 +115,7 @@ impl TableBytes {
                 }
             }
         }
-        let mut hex = String::with_capacity(64);
-        super::push_hex(&mut hex, &hasher.finalize());
-        Ok(hex)
+        Ok(faster_hex::hex_string(&hasher.finalize()))
     }
 
     fn check_range(&self, start: u64, length: u64) -> parquet::errors::Result<()> {

@@ -67,27 +67,32 @@ impl Anchor {
     }
 
     /// The checked form of a manifest's `source`; `Err` says what is wrong.
-    pub fn from_json(json: &SourceJson) -> Result<Anchor, String> {
+    pub fn from_json(json: &SourceJson) -> Result<Anchor, AnchorError> {
         let mut positions = BTreeMap::new();
         for (chain, p) in &json.positions {
             let id = chain
                 .parse::<i64>()
                 .ok()
                 .filter(|id| id.to_string() == *chain)
-                .ok_or_else(|| format!("source.positions key {chain:?} is not a chain id"))?;
+                .ok_or_else(|| AnchorError::ChainId(chain.clone()))?;
             positions.insert(id, *p);
         }
-        let db_time_ms = crate::time::parse_iso_ms(&json.db_time).ok_or_else(|| {
-            format!(
-                "source.db_time {:?} is not an ISO 8601 UTC time",
-                json.db_time
-            )
-        })?;
+        let db_time_ms = crate::time::parse_iso_ms(&json.db_time)
+            .ok_or_else(|| AnchorError::DbTime(json.db_time.clone()))?;
         Ok(Anchor {
             positions,
             db_time_ms,
         })
     }
+}
+
+/// Why a manifest's `source` is not an anchor.
+#[derive(Debug, thiserror::Error)]
+pub enum AnchorError {
+    #[error("source.positions key {0:?} is not a chain id")]
+    ChainId(String),
+    #[error("source.db_time {0:?} is not an ISO 8601 UTC time")]
+    DbTime(String),
 }
 
 fn manifest_error(reason: String) -> SnapshotError {
@@ -105,7 +110,7 @@ pub(crate) fn checked_manifest(src: &dyn SnapshotFiles) -> Result<(Manifest, i64
         ))
     })?;
     if let Some(source) = &manifest.source {
-        Anchor::from_json(source).map_err(manifest_error)?;
+        Anchor::from_json(source).map_err(|e| manifest_error(e.to_string()))?;
     }
     for table in Table::ALL {
         let entry = manifest_entry(&manifest, table.name())?;

@@ -32,13 +32,13 @@ mod unique;
 mod write;
 
 pub use column::is_json_object;
-pub use error::{SnapshotError, SnapshotErrorKind};
+pub use error::{ColumnError, RowError, SnapshotError, SnapshotErrorKind};
 pub(crate) use files::MANIFEST;
 pub use files::{DirFiles, MemoryFiles, SnapshotFiles, TableBytes};
 pub(crate) use manifest::{checked_manifest, manifest_entries};
 pub use manifest::{
-    is_valid_snapshot_name, resolve_snapshot_dir, snapshot_name, Anchor, Manifest, Position,
-    SourceJson, TableEntry, FORMAT_V1, IN_PROGRESS_PREFIX,
+    is_valid_snapshot_name, resolve_snapshot_dir, snapshot_name, Anchor, AnchorError, Manifest,
+    Position, SourceJson, TableEntry, FORMAT_V1, IN_PROGRESS_PREFIX,
 };
 pub(crate) use read::read_small_tables;
 pub use read::{load, read_snapshot, read_snapshot_from, LoadedSnapshot};

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use super::column::Column;
+use super::error::RowError;
 use super::files::SnapshotFiles;
 use super::row_groups::{read_table, scan_table};
 use super::schema::Table;
@@ -60,7 +61,7 @@ pub(super) fn read_primary_lists(
 
 /// One validated `list_records` row (it owns nothing: the streaming
 /// loader and the row reader take the same struct).
-fn record_in(c: &[Column<'_>], i: usize) -> Result<RecordRow, String> {
+fn record_in(c: &[Column<'_>], i: usize) -> Result<RecordRow, RowError> {
     Ok(RecordRow {
         token_id: c[0].token_id(i)?,
         address: c[1].address(i)?,
@@ -77,18 +78,18 @@ pub(crate) struct TagIn<'a> {
     pub updated_at: i64,
 }
 
-fn tag_in<'a>(c: &[Column<'a>], i: usize) -> Result<TagIn<'a>, String> {
+fn tag_in<'a>(c: &[Column<'a>], i: usize) -> Result<TagIn<'a>, RowError> {
     let token_id = c[0].token_id(i)?;
     let address = c[1].address(i)?;
     let tag = c[2].text(i)?;
     if tag.is_empty() {
-        return Err(format!("tag is empty (must be 1 to {MAX_TAG_BYTES} bytes)"));
+        return Err(RowError::EmptyTag { max: MAX_TAG_BYTES });
     }
     if tag.len() > MAX_TAG_BYTES {
-        return Err(format!(
-            "tag is {} bytes, longer than {MAX_TAG_BYTES}",
-            tag.len()
-        ));
+        return Err(RowError::LongTag {
+            len: tag.len(),
+            max: MAX_TAG_BYTES,
+        });
     }
     Ok(TagIn {
         token_id,
@@ -110,11 +111,10 @@ pub(crate) struct OpIn<'a> {
     pub updated_at: i64,
 }
 
-fn op_in<'a>(c: &[Column<'a>], i: usize) -> Result<OpIn<'a>, String> {
+fn op_in<'a>(c: &[Column<'a>], i: usize) -> Result<OpIn<'a>, RowError> {
     let token_id = c[0].token_id(i)?;
     let seq = c[1].u64(i)?;
-    let (opcode, target, tag) =
-        Op::parse(c[2].bytes(i)?).map_err(|reason| format!("malformed op: {reason}"))?;
+    let (opcode, target, tag) = Op::parse(c[2].bytes(i)?)?;
     Ok(OpIn {
         token_id,
         seq,

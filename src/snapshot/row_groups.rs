@@ -17,6 +17,7 @@ use parquet::file::reader::ChunkReader;
 use rayon::prelude::*;
 
 use super::column::{check_schema, schema_error, Column};
+use super::error::RowError;
 use super::files::{SnapshotFiles, TableBytes};
 use super::schema::ColumnSpec as Spec;
 use super::{SnapshotError, SnapshotErrorKind, TableEntry};
@@ -34,7 +35,7 @@ pub(super) fn read_table<R, F>(
 ) -> Result<Vec<R>, SnapshotError>
 where
     R: Send,
-    F: Fn(&[Column<'_>], usize) -> Result<R, String> + Sync,
+    F: Fn(&[Column<'_>], usize) -> Result<R, RowError> + Sync,
 {
     let file = entry.file.as_str();
     let bytes = src.read(file)?;
@@ -46,9 +47,9 @@ where
     rows
 }
 
-/// A row that breaks a rule of docs/snapshot.md, `reason` from its reader.
-fn invalid_row(file: &str, row: u64, reason: String) -> SnapshotError {
-    SnapshotError::at_row(SnapshotErrorKind::InvalidRow, file, row, reason)
+/// A row that breaks a rule of docs/snapshot.md, as its reader says.
+fn invalid_row(file: &str, row: u64, e: RowError) -> SnapshotError {
+    SnapshotError::at_row(SnapshotErrorKind::InvalidRow, file, row, e.to_string())
 }
 
 /// Checks the file against the manifest's `sha256`, when it has one.
@@ -202,7 +203,7 @@ fn for_each_batch<B: ChunkReader + Clone + 'static>(
             .iter()
             .map(|spec| Column::new(&decoded, spec))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|reason| schema_error(file, reason))?;
+            .map_err(|e| schema_error(file, e))?;
         batch(next_row, &columns)?;
         next_row += decoded.num_rows() as u64;
     }
@@ -218,7 +219,7 @@ fn decode_table<R, F>(
 ) -> Result<Vec<R>, SnapshotError>
 where
     R: Send,
-    F: Fn(&[Column<'_>], usize) -> Result<R, String> + Sync,
+    F: Fn(&[Column<'_>], usize) -> Result<R, RowError> + Sync,
 {
     let tm = table_meta(file, bytes, manifest_rows, specs)?;
     let counts: Vec<usize> = tm.group_rows.iter().map(|&n| n as usize).collect();
@@ -259,7 +260,7 @@ pub(super) fn scan_table<T, X, F>(
 where
     T: Send,
     X: Send,
-    F: Fn(&mut X, &[Column<'_>], usize) -> Result<Option<T>, String> + Sync,
+    F: Fn(&mut X, &[Column<'_>], usize) -> Result<Option<T>, RowError> + Sync,
 {
     let file = entry.file.as_str();
     let bytes = src.open(file)?;

@@ -13,7 +13,7 @@ pub fn parse_address(text: &str) -> Option<Address> {
         return None;
     }
     let mut out = [0u8; 20];
-    decode_hex(hex, &mut out)?;
+    faster_hex::hex_decode(hex, &mut out).ok()?;
     Some(out)
 }
 
@@ -24,54 +24,20 @@ pub fn parse_address_any_case(text: &str) -> Option<Address> {
     match text.as_bytes() {
         [b'0', b'X', hex @ ..] if hex.len() == 40 => {
             let mut out = [0u8; 20];
-            decode_hex(hex, &mut out)?;
+            faster_hex::hex_decode(hex, &mut out).ok()?;
             Some(out)
         }
         _ => parse_address(text),
     }
 }
 
-/// Hex digits (either case), two per byte, into `out` (as many bytes as
-/// `out` holds); `None` if any of them is not a hex digit. Table-driven and
-/// branch-free per digit: the loader decodes tens of millions of addresses.
-pub fn decode_hex(hex: &[u8], out: &mut [u8]) -> Option<()> {
-    let mut bad = 0u8;
-    for (o, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
-        let (hi, lo) = (
-            HEX_VALUE[usize::from(pair[0])],
-            HEX_VALUE[usize::from(pair[1])],
-        );
-        bad |= hi | lo;
-        *o = (hi << 4) | (lo & 0x0f);
-    }
-    (bad & NOT_HEX == 0).then_some(())
-}
-
-const NOT_HEX: u8 = 0x80;
-
-/// Each byte's digit value, or `NOT_HEX`.
-const HEX_VALUE: [u8; 256] = {
-    let mut t = [NOT_HEX; 256];
-    let mut c = 0;
-    while c < 256 {
-        t[c] = match c as u8 {
-            b'0'..=b'9' => c as u8 - b'0',
-            b'a'..=b'f' => c as u8 - b'a' + 10,
-            b'A'..=b'F' => c as u8 - b'A' + 10,
-            _ => NOT_HEX,
-        };
-        c += 1;
-    }
-    t
-};
-
-pub use crate::json::push_hex;
-
 /// `0x` + 40 lower-case hex digits.
 pub fn format_address(addr: &Address) -> String {
+    let mut digits = [0u8; 40];
+    let digits = faster_hex::hex_encode(addr, &mut digits).expect("40 digits for 20 bytes");
     let mut s = String::with_capacity(42);
     s.push_str("0x");
-    push_hex(&mut s, addr);
+    s.push_str(digits);
     s
 }
 
@@ -132,43 +98,28 @@ pub struct Op {
 }
 
 /// Why op bytes are malformed; the text is the loader's reason.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
     /// Fewer than 24 bytes (the length).
+    #[error("op is {0} bytes, shorter than 24")]
     TooShort(usize),
     /// The first byte is not 1.
+    #[error("op version {0} is not 1")]
     Version(u8),
     /// The record version/type bytes are not 1/1.
+    #[error("op record version/type {0}/{1} is not 1/1")]
     RecordType(u8, u8),
     /// A follow or un-follow op longer than 24 bytes (opcode, length).
+    #[error("op with opcode {0} is {1} bytes, must be exactly 24")]
     Length(u8, usize),
     /// A tag or un-tag op without a tag (the opcode).
+    #[error("op with opcode {0} has no tag (24 bytes, needs at least 25)")]
     NoTag(u8),
+    #[error("op tag is not valid UTF-8")]
     TagNotUtf8,
+    #[error("unknown opcode {0}")]
     UnknownOpcode(u8),
 }
-
-impl std::fmt::Display for OpError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            OpError::TooShort(len) => write!(f, "op is {len} bytes, shorter than 24"),
-            OpError::Version(v) => write!(f, "op version {v} is not 1"),
-            OpError::RecordType(v, t) => write!(f, "op record version/type {v}/{t} is not 1/1"),
-            OpError::Length(opcode, len) => write!(
-                f,
-                "op with opcode {opcode} is {len} bytes, must be exactly 24"
-            ),
-            OpError::NoTag(opcode) => write!(
-                f,
-                "op with opcode {opcode} has no tag (24 bytes, needs at least 25)"
-            ),
-            OpError::TagNotUtf8 => f.write_str("op tag is not valid UTF-8"),
-            OpError::UnknownOpcode(opcode) => write!(f, "unknown opcode {opcode}"),
-        }
-    }
-}
-
-impl std::error::Error for OpError {}
 
 impl Op {
     /// Decodes `[0x01][opcode][0x01][0x01][20-byte address][tag...]`,
@@ -310,33 +261,24 @@ mod tests {
     }
 
     #[test]
-    fn push_hex_is_lower_case_hex_of_any_length() {
-        for len in [0, 1, 19, 20, 21, 45] {
-            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
-            let mut out = String::from("0x");
-            push_hex(&mut out, &bytes);
-            let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            assert_eq!(out, format!("0x{expected}"));
-        }
-    }
-
-    #[test]
-    fn decode_hex_accepts_exactly_the_hex_digits() {
+    fn addresses_accept_exactly_the_hex_digits() {
+        // Every byte at the first digit and at the last (the codec checks
+        // the first 32 digits a vector at a time, the rest one by one).
         for c in 0..=255u8 {
             let want = char::from(c).to_digit(16).map(|d| d as u8);
-            for (pair, value) in [
-                ([c, b'7'], want.map(|d| d << 4 | 7)),
-                ([b'7', c], want.map(|d| 0x70 | d)),
-            ] {
-                let mut out = [0u8; 1];
-                let got = decode_hex(&pair, &mut out).map(|()| out[0]);
-                assert_eq!(got, value, "pair {pair:?}");
+            for at in [0, 39] {
+                let mut text = *b"0x7777777777777777777777777777777777777777";
+                text[2 + at] = c;
+                let got = std::str::from_utf8(&text).ok().and_then(parse_address);
+                let value = want.map(|d| if at == 0 { d << 4 | 7 } else { 0x70 | d });
+                let byte = if at == 0 { 0 } else { 19 };
+                assert_eq!(got.map(|a| a[byte]), value, "byte {c} at digit {at}");
             }
         }
-        let mut out = [0u8; 3];
-        assert_eq!(decode_hex(b"00ff9A", &mut out), Some(()));
-        assert_eq!(out, [0x00, 0xff, 0x9a]);
-        assert_eq!(decode_hex(b"00fg9A", &mut out), None);
+        let a = parse_address_any_case("0X00ff9Aabcdef0123456789ABCDEF000000000001").unwrap();
+        assert_eq!(a[..3], [0x00, 0xff, 0x9a]);
+        assert_eq!(a[19], 0x01);
+        assert!(parse_address_any_case("0X00fg9Aabcdef0123456789ABCDEF000000000001").is_none());
     }
 
     #[test]

@@ -322,16 +322,10 @@ impl TableFileWriter {
         sink.inner.sync_all()?;
         Ok(WrittenTable {
             rows,
-            sha256: sink.hasher.map(|h| hex(&h.finalize())),
+            sha256: sink.hasher.map(|h| faster_hex::hex_string(&h.finalize())),
             bytes: sink.bytes,
         })
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 2);
-    super::tables::push_hex(&mut s, bytes);
-    s
 }
 
 fn table_len(table: Table, t: &Tables) -> usize {
@@ -476,16 +470,12 @@ fn table_batch_range(table: Table, t: &Tables, range: std::ops::Range<usize>) ->
 }
 
 fn addresses<'a>(values: impl ExactSizeIterator<Item = &'a Address>) -> ArrayRef {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut b = StringBuilder::with_capacity(values.len(), values.len() * 42);
     let mut buf = [0u8; 42];
     buf[0] = b'0';
     buf[1] = b'x';
     for addr in values {
-        for (i, &byte) in addr.iter().enumerate() {
-            buf[2 + 2 * i] = HEX[usize::from(byte >> 4)];
-            buf[3 + 2 * i] = HEX[usize::from(byte & 15)];
-        }
+        faster_hex::hex_encode(addr, &mut buf[2..]).expect("40 digits for 20 bytes");
         b.append_value(std::str::from_utf8(&buf).expect("ASCII hex"));
     }
     Arc::new(b.finish())

@@ -58,7 +58,9 @@ async fn poll_in_transaction(
         .await
         .map_err(|e| crate::pg::describe(&e))?
         .get(0);
-    let current = crate::export::event_positions(c).await?;
+    let current = crate::export::event_positions(c)
+        .await
+        .map_err(|e| e.to_string())?;
     let mut done = PollDone {
         positions: current.clone(),
         db_time_ms,
@@ -80,7 +82,9 @@ async fn poll_in_transaction(
             .get(&chain)
             .map_or(0, |p| p[0].saturating_sub(options.lookback));
         let seen = applied.get(&chain);
-        let events = reread::events_since(c, chain, from).await?;
+        let events = reread::events_since(c, chain, from)
+            .await
+            .map_err(|e| e.to_string())?;
         for Event {
             chain_id,
             position,
@@ -122,7 +126,11 @@ async fn poll_in_transaction(
         }
     }
     if !touched.is_empty() {
-        done.reread = Some(reread::reread(c, &touched, &mut done.skips).await?);
+        done.reread = Some(
+            reread::reread(c, &touched, &mut done.skips)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
     }
     c.batch_execute("COMMIT")
         .await

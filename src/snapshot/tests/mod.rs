@@ -253,9 +253,7 @@ fn assert_err(e: &SnapshotError, file: &str, row: Option<u64>, needles: &[&str])
 }
 
 fn sha_hex(bytes: &[u8]) -> String {
-    let mut s = String::new();
-    push_hex(&mut s, &Sha256::digest(bytes));
-    s
+    faster_hex::hex_string(&Sha256::digest(bytes))
 }
 
 fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
