@@ -3,12 +3,14 @@
 //! body sizes. The load itself is wrk's.
 
 use std::fmt::Write as _;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::die;
+
+#[path = "../../tests/integration/support/agent.rs"]
+mod agent;
 
 pub struct HttpAnswer {
     pub status: u16,
@@ -42,7 +44,9 @@ pub fn http_get(addr: &str, path: &str) -> Result<HttpAnswer, String> {
         request = request.header("Content-Type", "application/json");
     }
     let request = request.body(body).map_err(|e| e.to_string())?;
-    let mut response = client().run(request).map_err(|e| e.to_string())?;
+    let mut response = agent::agent(Duration::from_secs(120))
+        .run(request)
+        .map_err(|e| e.to_string())?;
     let status = response.status().as_u16();
     let mut head = format!("HTTP/1.1 {}", response.status());
     for (k, v) in response.headers() {
@@ -55,21 +59,6 @@ pub fn http_get(addr: &str, path: &str) -> Result<HttpAnswer, String> {
         .read_to_vec()
         .map_err(|e| format!("read: {e}"))?;
     Ok(HttpAnswer { status, head, body })
-}
-
-/// The bench's one client (the tests' too): statuses are answers, no
-/// redirect, no idle connection kept.
-fn client() -> &'static ureq::Agent {
-    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
-    AGENT.get_or_init(|| {
-        ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .max_idle_connections(0)
-            .timeout_global(Some(Duration::from_secs(120)))
-            .build()
-            .into()
-    })
 }
 
 /// The JSON body of a 200 answer; anything else stops the bench.

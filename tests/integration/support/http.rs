@@ -5,7 +5,6 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use super::server::TestServer;
@@ -69,7 +68,9 @@ impl Requests for TestServer {
         let request = request
             .body(body)
             .map_err(|e| format!("{label}: not a request: {e}"))?;
-        let mut response = client().run(request).map_err(|e| format!("{label}: {e}"))?;
+        let mut response = super::agent::agent(Duration::from_secs(30))
+            .run(request)
+            .map_err(|e| format!("{label}: {e}"))?;
         let headers = response
             .headers()
             .iter()
@@ -336,20 +337,4 @@ impl Conn {
         }
         unreachable!()
     }
-}
-
-/// The tests' one client: statuses are answers, not errors; no retry or
-/// redirect; any method (the 405 tests send some).
-fn client() -> &'static ureq::Agent {
-    static AGENT: OnceLock<ureq::Agent> = OnceLock::new();
-    AGENT.get_or_init(|| {
-        ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .max_idle_connections(0)
-            .allow_non_standard_methods(true)
-            .timeout_global(Some(Duration::from_secs(30)))
-            .build()
-            .into()
-    })
 }

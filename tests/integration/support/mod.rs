@@ -4,6 +4,7 @@
 //! (`TestServer`). The test files take it all through
 //! `use crate::support::*`.
 
+mod agent;
 mod asserts;
 mod http;
 mod metrics;
