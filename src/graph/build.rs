@@ -57,9 +57,9 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         .source
         .as_ref()
         .map(|s| crate::snapshot::Anchor::from_json(s).expect("checked_manifest checked it"));
-    let table_counts = TableCounts::from_fn(|t| entries[t.index()].rows);
-    let [_, _, records_e, tags_e, ops_e, ens_e, ..] = entries[..] else {
-        unreachable!("one entry per table");
+    let table_counts = TableCounts::from_fn(|t| entries[t.index()].map_or(0, |e| e.rows));
+    let [_, _, Some(records_e), Some(tags_e), Some(ops_e), Some(ens_e), ..] = entries[..] else {
+        unreachable!("checked_manifest requires every required table");
     };
 
     // 1. Small tables; the primary-list rule.
