@@ -99,7 +99,9 @@ pub async fn read(
 pub fn half_built(rows: &[RecommendedRow]) -> Option<&'static str> {
     match rows {
         [] => Some("empty"),
-        [first, rest @ ..] if !rest.is_empty() && rest.iter().all(|r| r.position == first.position) => {
+        [first, rest @ ..]
+            if !rest.is_empty() && rest.iter().all(|r| r.position == first.position) =>
+        {
             Some("unordered")
         }
         _ => None,

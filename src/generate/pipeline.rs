@@ -8,9 +8,9 @@ use rayon::prelude::*;
 
 use super::badges::{badge_events, gen_badges};
 use super::ens::gen_ens;
-use super::recommended::gen_recommended;
 use super::lists::{gen_list, ChunkOut, GenOp, ListKind, ListScratch, TAGS};
 use super::model::{stream_seed, Ctx, RowKind, STREAM_CHUNKS, STREAM_NON_USER_ENS};
+use super::recommended::gen_recommended;
 use super::GenerateOptions;
 use crate::rng::SplitMix64;
 use crate::snapshot::{Op, OpRow, PrimaryListRow, Tables};

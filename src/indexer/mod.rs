@@ -43,8 +43,7 @@ use crate::pg::{connect, redact_url};
 use crate::snapshot::Tables;
 use writers::{
     copy_account_metadata, copy_badges, copy_ens, copy_events, copy_list_metadata, copy_lists,
-    copy_recommended,
-    copy_records, copy_tags,
+    copy_recommended, copy_records, copy_tags,
 };
 
 pub use error::IndexerError;
