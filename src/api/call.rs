@@ -52,6 +52,7 @@ pub enum Params {
     Search(SearchParams),
     Notifications(NotificationParams),
     Followers(FollowerParams),
+    /// `limit` and `offset` (`Payload::Latest` and `Payload::Page`).
     Latest(LatestParams),
     Ranked(RankedParams),
     Following(FollowingParams),
@@ -81,7 +82,7 @@ impl Params {
                 Params::Notifications(NotificationParams::parse(q, max_limit)?)
             }
             Payload::Followers => Params::Followers(FollowerParams::parse(q, max_limit)?),
-            Payload::Latest => Params::Latest(LatestParams::parse(q, max_limit)?),
+            Payload::Latest | Payload::Page => Params::Latest(LatestParams::parse(q, max_limit)?),
             Payload::Ranked => Params::Ranked(RankedParams::parse(q, max_limit)?),
             Payload::Following => Params::Following(FollowingParams::parse(q, max_limit)?),
             Payload::Common => {

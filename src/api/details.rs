@@ -21,6 +21,15 @@ pub fn render(g: &Graph, account: &Account, out: &mut String) {
     push_ens(out, account.id.and_then(|id| g.profile(id)));
     out.push(',');
     push_key(out, "ranks");
+    push_ranks(out, &s);
+    out.push(',');
+    push_key(out, "primary_list");
+    push_opt_num_str(out, account.id.and_then(|id| g.primary_list(id)));
+    out.push('}');
+}
+
+/// The `ranks` object of 10 (and of 45, 46): each `*_rank` as a string.
+pub(super) fn push_ranks(out: &mut String, s: &AccountStats) {
     out.push('{');
     for (i, (key, rank)) in [
         ("mutuals_rank", s.mutuals_rank),
@@ -38,8 +47,5 @@ pub fn render(g: &Graph, account: &Account, out: &mut String) {
         push_key(out, key);
         push_num_str(out, u64::from(rank));
     }
-    out.push_str("},");
-    push_key(out, "primary_list");
-    push_opt_num_str(out, account.id.and_then(|id| g.primary_list(id)));
     out.push('}');
 }

@@ -121,6 +121,11 @@ endpoints! {
         UserTaggedAs      "user_tagged_as"     GET "/users/{addressOrENS}/taggedAs"      [cache]                                                Tags Plain;
         ListTaggedAs      "list_tagged_as"     GET "/lists/{token_id}/taggedAs"          [cache]                                                Tags Plain;
         OpenApi           "openapi"            GET "/openapi.json"                       [cache]                                                OpenApi Plain;
+        UserRecommended   "user_recommended"   GET "/users/{addressOrENS}/recommended"   [limit, offset, cache]                                 Recommended Page;
+        ListRecommended   "list_recommended"   GET "/lists/{token_id}/recommended"       [limit, offset, cache]                                 Recommended Page;
+        UserRecommendedDetails "user_recommended_details" GET "/users/{addressOrENS}/recommended/details" [limit, offset, cache]                Recommended Page;
+        ListRecommendedDetails "list_recommended_details" GET "/lists/{token_id}/recommended/details" [limit, offset, cache]                    Recommended Page;
+        Discover          "discover"           GET "/discover"                           [limit, offset, cache]                                 Recommended Page;
     }
     operations {
         // variant  method path
@@ -203,6 +208,7 @@ pub enum Family {
     Tags,
     Search,
     OpenApi,
+    Recommended,
 }
 
 /// What an endpoint's query (or body) parses into beside its path
@@ -221,6 +227,8 @@ pub enum Payload {
     Notifications,
     Followers,
     Latest,
+    /// `limit` (default 10) and `offset` alone.
+    Page,
     Ranked,
     Following,
     /// `leader` (a subject), `term`, `limit`, `offset`.

@@ -25,7 +25,7 @@
 //! `notifications.rs` (5), `followers.rs` (6, 7, 19-22),
 //! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
 //! (15-18, 27, 28), `states.rs` (30-33), `tags.rs` (34-37), `search.rs`
-//! (23-26, 29), `openapi.rs` (42).
+//! (23-26, 29), `openapi.rs` (42), `recommended.rs` (43-47).
 //!
 //! An endpoint is a row of the table (`endpoints.rs`: name, method, path,
 //! query parameters, family, payload). Its [`Call`] is derived from the
@@ -45,6 +45,7 @@ mod notifications;
 pub mod openapi;
 pub mod openapi_rule;
 pub mod query_string;
+mod recommended;
 mod request;
 pub mod rows;
 mod search;
@@ -178,6 +179,25 @@ pub fn render_into(g: &Graph, call: &Resolved, now_ms: i64, out: &mut String) {
             search::render_following(g, s.row(g), &p.term, p.limit, p.offset, out)
         }
         (Family::OpenApi, _, _) => openapi::render(out),
+        (Family::Recommended, Subjects::None, Params::Latest(p)) => {
+            recommended::render_discover(g, p, out)
+        }
+        (Family::Recommended, _, Params::Latest(p)) => {
+            let viewer = match s {
+                Subjects::Account(a) => recommended::viewer(Some(a), None),
+                Subjects::List(l) => recommended::viewer(None, Some(l)),
+                _ => None,
+            };
+            let Some(viewer) = viewer else { return };
+            if matches!(
+                e,
+                Endpoint::UserRecommendedDetails | Endpoint::ListRecommendedDetails
+            ) {
+                recommended::render_details(g, viewer, p, out)
+            } else {
+                recommended::render(g, viewer, p, out)
+            }
+        }
         // Combinations the table never parses into.
         _ => debug_assert!(false, "no renderer for {e:?} with {s:?} and {p:?}"),
     }

@@ -14,6 +14,7 @@ mod copy;
 mod ens;
 mod error;
 mod overrides;
+mod recommended;
 pub mod reread;
 mod sink;
 mod source;
@@ -195,6 +196,41 @@ fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     })
 }
 
+/// The `recommended` rows to write: `efp_recommended`'s, or the current
+/// snapshot's when those look like a rebuild caught half-way (and it has
+/// some); what happened is noted for the summary.
+async fn export_recommended(
+    opts: &ExportOptions,
+    client: &tokio_postgres::Client,
+    skips: &mut Skips,
+    notes: &mut Vec<String>,
+) -> Result<Vec<crate::snapshot::RecommendedRow>, ExportError> {
+    let Some(rows) = recommended::read(client, skips).await? else {
+        notes.push(
+            "the indexer has no efp_recommended table: recommended was written empty".to_owned(),
+        );
+        return Ok(Vec::new());
+    };
+    let Some(why) = recommended::half_built(&rows) else {
+        return Ok(rows);
+    };
+    let root = &opts.root;
+    match off_runtime(|| recommended::current_rows(root)) {
+        Ok(current) if !current.is_empty() => {
+            notes.push(format!("recommended carried forward ({why})"));
+            Ok(current)
+        }
+        Ok(_) => Ok(rows),
+        Err(e) => {
+            notes.push(format!(
+                "recommended read {why} and the current snapshot's rows could not be read \
+                 ({e}): written as read"
+            ));
+            Ok(rows)
+        }
+    }
+}
+
 fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, ExportError> {
     use tokio::signal::unix::{signal, SignalKind};
     let handle = |kind, name| {
@@ -350,6 +386,13 @@ pub async fn export_once(opts: &ExportOptions) -> Result<Summary, ExportError> {
             (None, Table::Ens) => ens::ens(&client, &mut sink, &mut skips).await?,
             // The indexer holds no badges: written empty, noted below.
             (None, Table::BadgeEvents | Table::Badges) => {}
+            (None, Table::Recommended) => {
+                let rows = export_recommended(opts, &client, &mut skips, &mut notes).await?;
+                for row in rows {
+                    sink.chunk.recommended.push(row);
+                    sink.pushed()?;
+                }
+            }
         }
         written.insert(table, sink.finish()?);
         lap(table.name(), &mut phases);

@@ -11,7 +11,7 @@ use super::sink::TableSink;
 use super::Skips;
 use crate::snapshot::{
     parse_address, BadgeEventRow, BadgeRow, ColumnKind as Kind, ColumnSpec, EnsRow, ListRow, Op,
-    OpRow, PrimaryListRow, RecordRow, Table, TagRow,
+    OpRow, PrimaryListRow, RecommendedRow, RecordRow, Table, TagRow,
 };
 
 fn base_type(t: &Type) -> &Type {
@@ -30,7 +30,7 @@ fn accepts(kind: Kind, t: &Type) -> bool {
     match kind {
         Kind::Address | Kind::Text => text.contains(t),
         Kind::Json => text.contains(t) || *t == Type::JSON || *t == Type::JSONB,
-        Kind::TokenId | Kind::Seq | Kind::Int64 | Kind::Int32 => ints.contains(t),
+        Kind::TokenId | Kind::Seq | Kind::Int64 | Kind::Int32 | Kind::Integer => ints.contains(t),
         Kind::Op => *t == Type::BYTEA,
         Kind::Timestamp => *t == Type::TIMESTAMPTZ,
     }
@@ -41,7 +41,7 @@ fn expected(kind: Kind) -> &'static str {
         Kind::Address => "text (an address)",
         Kind::Text => "text",
         Kind::Json => "jsonb, json or text",
-        Kind::TokenId | Kind::Seq | Kind::Int64 | Kind::Int32 => {
+        Kind::TokenId | Kind::Seq | Kind::Int64 | Kind::Int32 | Kind::Integer => {
             "bigint, integer, smallint or numeric"
         }
         Kind::Op => "bytea",
@@ -109,6 +109,7 @@ fn skip_label(table: Table) -> &'static str {
         Table::Ens => "--query ens",
         Table::BadgeEvents => "--query badge_events",
         Table::Badges => "--query badges",
+        Table::Recommended => "--query recommended",
     }
 }
 
@@ -219,6 +220,13 @@ impl Values<'_, '_> {
         match timestamp_ms(self.t.get(i), self.cols[i].name) {
             Ok(Some(ms)) => ms,
             Ok(None) => self.fail("NULL in a required column"),
+            Err(_) => self.fail("a timestamp is infinite"),
+        }
+    }
+
+    fn opt_timestamp(&mut self, i: usize) -> Option<i64> {
+        match timestamp_ms(self.t.get(i), self.cols[i].name) {
+            Ok(ms) => ms,
             Err(_) => self.fail("a timestamp is infinite"),
         }
     }
@@ -339,6 +347,20 @@ fn push_row(table: Table, v: &mut Values<'_, '_>, sink: &mut TableSink) -> Resul
             };
             if v.bad.is_none() {
                 c.badges.push(row);
+            }
+        }
+        Table::Recommended => {
+            let row = RecommendedRow {
+                position: v.int(0),
+                address: v.address(1),
+                name: v.text(2),
+                avatar: v.opt_text(3),
+                header: v.opt_text(4),
+                class: v.opt_text(5),
+                created_at: v.opt_timestamp(6),
+            };
+            if v.bad.is_none() {
+                c.recommended.push(row);
             }
         }
     }

@@ -1,6 +1,6 @@
 //! Deterministic synthetic snapshots for tests and benchmarks.
 //!
-//! [`generate_tables`] builds all eight tables from `(accounts, seed,
+//! [`generate_tables`] builds every table from `(accounts, seed,
 //! created_at)` alone: the same options always give identical tables,
 //! whatever the number of rayon threads. [`generate`] writes them as a
 //! snapshot root (`out/<name>/` + `out/CURRENT`).
@@ -19,11 +19,13 @@
 //!   `created_at` (batched in "sessions" that share a timestamp, so ties are
 //!   common); its current records and tags are derived by replaying it.
 //! - `ens` for ~80% of accounts plus a few non-users, 10 badge events, and
-//!   badges for ~20% of accounts.
+//!   badges for ~20% of accounts; a `recommended` list of about twenty
+//!   (`recommended`: account 0, the most followed, a few at random, an
+//!   address nothing else names, positions tied in pairs).
 //!
 //! Files: `model` (addresses, popularity ranking, per-account plans),
 //! `lists` (one list's op history and its current records and tags),
-//! `ens` and `badges` (those tables' rows), `pipeline` (chunks in parallel,
+//! `ens`, `badges` and `recommended` (those tables' rows), `pipeline` (chunks in parallel,
 //! handed on in order; `list_ops` numbered last), `write` (the streaming
 //! writer of a snapshot directory, and the progress line), `tests`.
 
@@ -36,6 +38,7 @@ mod ens;
 mod lists;
 mod model;
 mod pipeline;
+mod recommended;
 mod write;
 
 #[cfg(test)]

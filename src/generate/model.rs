@@ -20,6 +20,7 @@ pub(super) const STREAM_RANKING: u64 = 2;
 pub(super) const STREAM_NON_USER_ENS: u64 = 3;
 pub(super) const STREAM_CHUNKS: u64 = 4;
 pub(super) const STREAM_BADGE_TOKENS: u64 = 5;
+pub(super) const STREAM_RECOMMENDED: u64 = 6;
 
 /// A seed for stream `stream`, item `index` of the generator seeded `seed`.
 pub(super) fn stream_seed(seed: u64, stream: u64, index: u64) -> u64 {
@@ -178,6 +179,17 @@ impl Ctx {
         let x = (1.0 + rng.unit() * self.zipf_c).powf(1.0 / a);
         let rank = (x as u64).saturating_sub(1).min(self.n - 1);
         self.by_rank[rank as usize]
+    }
+
+    /// The account at popularity rank `rank` (0: the most followed).
+    pub fn popular(&self, rank: u64) -> u64 {
+        u64::from(self.by_rank[rank as usize])
+    }
+
+    /// An address no row of the other tables names (past the users' and
+    /// the non-users').
+    pub fn unnamed_address(&self) -> Address {
+        make_address(self.seed, self.n + self.non_users)
     }
 
     pub fn random_account(&self, rng: &mut SplitMix64) -> u64 {

@@ -10,6 +10,7 @@ use super::badges::{badge_events, gen_badges};
 use super::ens::gen_ens;
 use super::lists::{gen_list, ChunkOut, GenOp, ListKind, ListScratch, TAGS};
 use super::model::{stream_seed, Ctx, RowKind, STREAM_CHUNKS, STREAM_NON_USER_ENS};
+use super::recommended::gen_recommended;
 use super::GenerateOptions;
 use crate::rng::SplitMix64;
 use crate::snapshot::{Op, OpRow, PrimaryListRow, Tables};
@@ -31,6 +32,7 @@ pub(super) fn append_tables(to: &mut Tables, from: &mut Tables) {
     to.ens.append(&mut from.ens);
     to.badge_events.append(&mut from.badge_events);
     to.badges.append(&mut from.badges);
+    to.recommended.append(&mut from.recommended);
 }
 
 /// The tables of [`super::generate_tables`] in pieces, in row order: `rows`
@@ -80,6 +82,10 @@ pub(super) fn generate_with(
         ens: (n..n + ctx.non_users)
             .map(|i| gen_ens(&ctx, &mut rng, i))
             .collect(),
+        ..Tables::default()
+    })?;
+    rows(Tables {
+        recommended: gen_recommended(&ctx),
         ..Tables::default()
     })?;
 

@@ -379,3 +379,46 @@ fn generate_writes_a_loadable_root() {
     // The streamed files hold exactly the in-memory tables.
     crate::snapshot::assert_tables_eq(&loaded.tables, &gen(1500, 4));
 }
+
+/// The curated list holds what 43's rules need: accounts on it that
+/// follow some of the others and not the rest (each a viewer offered
+/// itself), tied positions, a name that needs escaping and an address
+/// nothing else names.
+#[test]
+fn recommended_rows_cover_the_rules() {
+    let t = gen(3000, 7);
+    let r = &t.recommended;
+    assert!((15..=22).contains(&r.len()), "{} rows", r.len());
+    let addresses: HashSet<Address> = r.iter().map(|x| x.address).collect();
+    assert_eq!(addresses.len(), r.len(), "addresses are unique");
+    let positions: HashSet<i64> = r.iter().map(|x| x.position).collect();
+    assert!(positions.len() < r.len(), "some positions tie");
+    assert!(r.iter().any(|x| x.name.contains(['"', '<', '&'])));
+    // A row's account whose primary list follows some rows and not others.
+    let primary_of = |a: &Address| {
+        let p = t.primary_lists.iter().find(|p| p.address == *a)?;
+        (t.lists.iter()).find(|l| l.token_id == p.token_id && l.user == *a)?;
+        Some(p.token_id)
+    };
+    let viewers = r
+        .iter()
+        .filter_map(|v| primary_of(&v.address))
+        .filter(|&list| {
+            let follows: HashSet<Address> = (t.list_records.iter())
+                .filter(|x| x.token_id == list)
+                .map(|x| x.address)
+                .collect();
+            let followed = r.iter().filter(|x| follows.contains(&x.address)).count();
+            followed > 0 && followed < r.len() - 1
+        });
+    assert!(viewers.count() >= 3);
+    // The last row names an address no other table does, without a header.
+    let last = r.last().unwrap();
+    let named: HashSet<Address> = (t.list_records.iter().map(|x| x.address))
+        .chain(t.lists.iter().map(|l| l.user))
+        .chain(t.ens.iter().map(|e| e.address))
+        .collect();
+    assert!(!named.contains(&last.address));
+    assert_eq!(last.header, None);
+    assert!(r[..r.len() - 1].iter().all(|x| x.header.is_some()));
+}

@@ -21,7 +21,8 @@
 //!    (the badges alongside) and the edges dropped;
 //! 4. `list_record_tags` -> tag sets of the records of both CSRs;
 //! 5. counts, the leaderboard, search, the follower index, ranks, the
-//!    ranked orders, the lists (each account's, `/stats`).
+//!    ranked orders, the lists (each account's, `/stats`), the
+//!    recommended rows and the latest follows (`/discover`).
 //!
 //! Rules across rows (uniqueness) are checked on the compact forms. Any
 //! fault sends the caller to the row reader (`read_snapshot_from`), which
@@ -31,6 +32,7 @@ use rayon::prelude::*;
 
 use super::accounts::{AddressTable, NameIndex, PrimaryLists};
 use super::badges::build_badges;
+use super::discover::LatestFollows;
 use super::followers::build_follower_index;
 use super::intern::Interner;
 use super::lists::ListsBuilder;
@@ -38,6 +40,7 @@ use super::notifications::{group_ops, scan_ops, ACTOR_BITS};
 use super::profiles::ProfilesBuilder;
 use super::ranked::RankedOrders;
 use super::ranks::{count_follows, count_tagged, leaderboard_order, Stats};
+use super::recommended::RecommendedRows;
 use super::records::{forward_csr, list_csr, scan_records, Records};
 use super::stop::{limit, Stop};
 use super::tagged_by::TaggedBy;
@@ -57,9 +60,9 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         .source
         .as_ref()
         .map(|s| crate::snapshot::Anchor::from_json(s).expect("checked_manifest checked it"));
-    let table_counts = TableCounts::from_fn(|t| entries[t.index()].rows);
-    let [_, _, records_e, tags_e, ops_e, ens_e, ..] = entries[..] else {
-        unreachable!("one entry per table");
+    let table_counts = TableCounts::from_fn(|t| entries[t.index()].map_or(0, |e| e.rows));
+    let [_, _, Some(records_e), Some(tags_e), Some(ops_e), Some(ens_e), ..] = entries[..] else {
+        unreachable!("checked_manifest requires every required table");
     };
 
     // 1. Small tables; the primary-list rule.
@@ -72,6 +75,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     let lists = ListsBuilder::new(&small.lists, &interner);
     let list_ordinals = lists.ordinals();
     let (ens, event_rows, badge_rows) = (small.ens, small.badge_events, small.badges);
+    let recommended_rows = small.recommended;
     drop((small.lists, small.primary_lists));
     let primary_prov = primary.provisional_users();
     timer.done("primary lists");
@@ -184,6 +188,9 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
     );
     drop(perm);
     timer.done("lists");
+    let recommended = RecommendedRows::build(recommended_rows, |a| accounts.id(a));
+    let latest_follows = LatestFollows::build(n, &records, |set| tags.set_flags(set));
+    timer.done("recommended, latest follows");
     Ok(Graph {
         name,
         created_at_ms,
@@ -205,6 +212,8 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
             profiles,
             notifications,
             badges,
+            recommended,
+            latest_follows,
         }),
     })
 }

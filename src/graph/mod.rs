@@ -36,6 +36,10 @@
 //!   addresses;
 //! - `profiles.rs`: name-service profiles in one text arena;
 //! - `badges.rs`: badge events and each account's holdings;
+//! - `recommended.rs`: the curated accounts to suggest, in answer order,
+//!   and the query that leaves out what a viewer has (43–46);
+//! - `discover.rs`: the accounts followed most recently, ordered at load
+//!   (47), merged with the live index's changes per page;
 //! - `live/`: the tail's re-read entities over these indexes (docs/live.md),
 //!   which the accessors below ask first; ranks, the leaderboard, `/stats`
 //!   and orders by a count read the base alone (compacted values).
@@ -47,6 +51,7 @@
 mod accounts;
 mod badges;
 mod build;
+mod discover;
 mod followers;
 mod hash;
 mod intern;
@@ -59,6 +64,7 @@ mod profiles;
 pub mod query;
 mod ranked;
 mod ranks;
+mod recommended;
 mod records;
 mod scatter;
 mod search;
@@ -76,6 +82,7 @@ pub use notifications::{Notification, Notifications};
 pub use profiles::Profile;
 pub use ranked::RankedSort;
 pub use ranks::AccountStats;
+pub use recommended::{Recommended, Viewer};
 pub use records::{Record, RecordRow};
 pub use search::{IndexCost, IndexPlan, SearchIndex};
 pub use term::Term;
@@ -153,6 +160,8 @@ struct Indexes {
     profiles: profiles::Profiles,
     notifications: notifications::NotificationIndex,
     badges: badges::Badges,
+    recommended: recommended::RecommendedRows,
+    latest_follows: discover::LatestFollows,
 }
 
 impl std::fmt::Debug for Graph {
@@ -609,6 +618,8 @@ impl Graph {
             ),
             ("notifications", self.base.notifications.heap_bytes()),
             ("badges", self.base.badges.heap_bytes()),
+            ("recommended", self.base.recommended.heap_bytes()),
+            ("latest_follows", self.base.latest_follows.heap_bytes()),
             ("live", self.live().map_or(0, LiveIndex::heap_bytes)),
         ]
     }

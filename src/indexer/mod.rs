@@ -43,7 +43,7 @@ use crate::pg::{connect, redact_url};
 use crate::snapshot::Tables;
 use writers::{
     copy_account_metadata, copy_badges, copy_ens, copy_events, copy_list_metadata, copy_lists,
-    copy_records, copy_tags,
+    copy_recommended, copy_records, copy_tags,
 };
 
 pub use error::IndexerError;
@@ -149,6 +149,7 @@ struct Counts {
     ens: u64,
     badge_events: u64,
     badges: u64,
+    recommended: u64,
 }
 
 impl Counts {
@@ -162,6 +163,7 @@ impl Counts {
             + self.ens
             + self.badge_events
             + self.badges
+            + self.recommended
     }
 }
 
@@ -218,13 +220,16 @@ async fn write_tables(
     let t = Instant::now();
     (c.badge_events, c.badges) = copy_badges(&tx, tables).await?;
     progress("poap_events, poap_holdings", c.badge_events + c.badges, t);
+    let t = Instant::now();
+    c.recommended = copy_recommended(&tx, tables).await?;
+    progress("efp_recommended", c.recommended, t);
 
     let t = Instant::now();
     tx.commit().await.map_err(IndexerError::sql("COMMIT"))?;
     progress("commit", 0, t);
     Ok(format!(
         "{} lists ({} list metadata), {} account metadata, {} records, {} tags, \
-         {} events ({} ops), {} ens, {} badge events, {} badges ({} rows)",
+         {} events ({} ops), {} ens, {} badge events, {} badges, {} recommended ({} rows)",
         c.lists,
         c.list_metadata,
         c.account_metadata,
@@ -235,6 +240,7 @@ async fn write_tables(
         c.ens,
         c.badge_events,
         c.badges,
+        c.recommended,
         c.total()
     ))
 }

@@ -348,6 +348,41 @@ pub(super) async fn copy_ens(tx: &Transaction<'_>, tables: &Tables) -> Result<u6
     .await
 }
 
+pub(super) async fn copy_recommended(
+    tx: &Transaction<'_>,
+    tables: &Tables,
+) -> Result<u64, IndexerError> {
+    const COLUMNS: &[&str] = &[
+        "\"index\"",
+        "name",
+        "address",
+        "avatar",
+        "header",
+        "class",
+        "created_at",
+    ];
+    copy_rows(
+        tx,
+        "efp_recommended",
+        COLUMNS,
+        &tables.recommended,
+        |out, r| {
+            out.int(r.position);
+            out.text(&r.name);
+            out.address(&r.address);
+            out.opt_text(r.avatar.as_deref());
+            out.opt_text(r.header.as_deref());
+            out.opt_text(r.class.as_deref());
+            match r.created_at {
+                Some(ms) => out.timestamp(ms),
+                None => out.null(),
+            }
+            out.end();
+        },
+    )
+    .await
+}
+
 pub(super) async fn copy_badges(
     tx: &Transaction<'_>,
     tables: &Tables,

@@ -20,7 +20,7 @@ pub use s3::{parse_s3_url, S3Root, StoreOptions};
 
 use crate::snapshot::{
     is_valid_snapshot_name, DirFiles, Manifest, MemoryFiles, SnapshotError, SnapshotErrorKind,
-    SnapshotFiles,
+    SnapshotFiles, Table,
 };
 
 /// Where snapshots are published and served from.
@@ -75,7 +75,8 @@ pub enum Fingerprint {
 
 /// The export's guard against publishing a snapshot much smaller than the
 /// current one (a truncated table, a wrong database): the greatest share
-/// of a table's rows that may go, `None` when any may.
+/// of a table's rows that may go, `None` when any may. Optional tables
+/// are not guarded.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShrinkGuard(pub Option<f64>);
 
@@ -89,6 +90,12 @@ impl ShrinkGuard {
             return Ok(());
         };
         for (table, was) in &current.tables {
+            // A curated list (`recommended`) legitimately loses most of
+            // its rows in one edit; its half-built reads are carried
+            // forward by the export instead.
+            if Table::named(table).is_some_and(Table::is_optional) {
+                continue;
+            }
             let now = next.tables.get(table).map_or(0, |t| t.rows);
             if was.rows == 0 || now >= was.rows {
                 continue;

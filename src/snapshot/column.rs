@@ -6,8 +6,8 @@
 //! valid row costs no allocation.
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Int32Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType,
-    TimestampNanosecondType, UInt64Type,
+    Int16Type, Int32Type, Int64Type, Int8Type, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType, UInt16Type, UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Schema, TimeUnit};
@@ -45,6 +45,7 @@ fn check_type(spec: &Spec, t: &DataType) -> Result<(), ColumnError> {
         ),
         Kind::Int64 => *t == DataType::Int64,
         Kind::Int32 => *t == DataType::Int32,
+        Kind::Integer => t.is_integer(),
     };
     if ok {
         return Ok(());
@@ -58,6 +59,7 @@ fn check_type(spec: &Spec, t: &DataType) -> Result<(), ColumnError> {
         Kind::Op => "Binary",
         Kind::Int64 => "Int64",
         Kind::Int32 => "Int32",
+        Kind::Integer => "an integer type",
     };
     Err(ColumnError::Type {
         column: spec.name,
@@ -101,6 +103,12 @@ enum Data<'a> {
     UInt64(&'a [u64]),
     Int64(&'a [i64]),
     Int32(&'a [i32]),
+    /// The integer types only [`Kind::Integer`] accepts.
+    Int8(&'a [i8]),
+    Int16(&'a [i16]),
+    UInt8(&'a [u8]),
+    UInt16(&'a [u16]),
+    UInt32(&'a [u32]),
     /// Raw values and the divisor to milliseconds (1 for milliseconds).
     Timestamp(&'a [i64], i64),
 }
@@ -134,6 +142,11 @@ impl<'a> Column<'a> {
             DataType::UInt64 => Data::UInt64(array.as_primitive::<UInt64Type>().values()),
             DataType::Int64 => Data::Int64(array.as_primitive::<Int64Type>().values()),
             DataType::Int32 => Data::Int32(array.as_primitive::<Int32Type>().values()),
+            DataType::Int8 => Data::Int8(array.as_primitive::<Int8Type>().values()),
+            DataType::Int16 => Data::Int16(array.as_primitive::<Int16Type>().values()),
+            DataType::UInt8 => Data::UInt8(array.as_primitive::<UInt8Type>().values()),
+            DataType::UInt16 => Data::UInt16(array.as_primitive::<UInt16Type>().values()),
+            DataType::UInt32 => Data::UInt32(array.as_primitive::<UInt32Type>().values()),
             DataType::Timestamp(unit, _) => {
                 let (values, divisor): (&[i64], _) = match unit {
                     TimeUnit::Millisecond => {
@@ -265,6 +278,35 @@ impl<'a> Column<'a> {
         match &self.data {
             Data::Int32(v) => Ok(v[i]),
             _ => unreachable!("Int32 column checked by check_type"),
+        }
+    }
+
+    /// A [`Kind::Integer`] column's value as an `i64` (a UInt64 above
+    /// `i64::MAX` is an error).
+    pub fn integer(&self, i: usize) -> Result<i64, RowError> {
+        self.required(i)?;
+        Ok(match &self.data {
+            Data::Int64(v) => v[i],
+            Data::Int32(v) => v[i].into(),
+            Data::Int16(v) => v[i].into(),
+            Data::Int8(v) => v[i].into(),
+            Data::UInt32(v) => v[i].into(),
+            Data::UInt16(v) => v[i].into(),
+            Data::UInt8(v) => v[i].into(),
+            Data::UInt64(v) => i64::try_from(v[i]).map_err(|_| RowError::TooLarge {
+                column: self.name,
+                value: v[i],
+            })?,
+            _ => unreachable!("integer column checked by check_type"),
+        })
+    }
+
+    /// A nullable timestamp in epoch milliseconds, finer units floored.
+    pub fn opt_timestamp_ms(&self, i: usize) -> Option<i64> {
+        debug_assert!(self.nullable, "column `{}` is required", self.name);
+        match &self.data {
+            Data::Timestamp(v, d) if !self.is_null(i) => Some(v[i].div_euclid(*d)),
+            _ => None,
         }
     }
 

@@ -107,6 +107,8 @@ pub enum RowError {
     Address { column: &'static str, text: String },
     #[error("negative value {value} in column `{column}`")]
     Negative { column: &'static str, value: i64 },
+    #[error("value {value} in column `{column}` does not fit a signed 64-bit integer")]
+    TooLarge { column: &'static str, value: u64 },
     #[error("{0} must be > 0, got 0")]
     Zero(&'static str),
     #[error("column `{column}` is not valid JSON: {source}")]

@@ -113,6 +113,9 @@ pub(crate) fn checked_manifest(src: &dyn SnapshotFiles) -> Result<(Manifest, i64
         Anchor::from_json(source).map_err(|e| manifest_error(e.to_string()))?;
     }
     for table in Table::ALL {
+        if table.is_optional() && !manifest.tables.contains_key(table.name()) {
+            continue;
+        }
         let entry = manifest_entry(&manifest, table.name())?;
         if !is_plain_file_name(&entry.file) {
             return Err(manifest_error(format!(
@@ -124,11 +127,12 @@ pub(crate) fn checked_manifest(src: &dyn SnapshotFiles) -> Result<(Manifest, i64
     Ok((manifest, created_at_ms))
 }
 
-/// The entries of a checked manifest in [`Table::ALL`] order.
-pub(crate) fn manifest_entries(manifest: &Manifest) -> Vec<&TableEntry> {
+/// The entries of a checked manifest in [`Table::ALL`] order; `None` for
+/// an optional table the snapshot leaves out.
+pub(crate) fn manifest_entries(manifest: &Manifest) -> Vec<Option<&TableEntry>> {
     Table::ALL
         .iter()
-        .map(|t| &manifest.tables[t.name()])
+        .map(|t| manifest.tables.get(t.name()))
         .collect()
 }
 

@@ -1,8 +1,8 @@
 //! Snapshot directories (docs/snapshot.md): finding the active one under a
-//! root, reading and validating its manifest and eight Parquet tables, and
+//! root, reading and validating its manifest and Parquet tables, and
 //! writing them.
 //!
-//! - `schema`: the eight tables ([`Table`]) and their columns, the one
+//! - `schema`: the tables ([`Table`], `recommended` optional) and their columns, the one
 //!   list everything else derives from;
 //! - `tables`: the tables as plain rows ([`Tables`]), and addresses and ops;
 //! - `manifest`: `manifest.json`, `CURRENT` and snapshot names;
@@ -11,7 +11,7 @@
 //! - `column`: schema checks and the typed, validating column accessors;
 //! - `row_groups`: one table file decoded, row groups in parallel;
 //! - `unique`: the uniqueness rules' duplicate finder;
-//! - `readers`: the eight table readers (per-row rules, uniqueness);
+//! - `readers`: the table readers (per-row rules, uniqueness);
 //! - `read`: the row reader over a whole snapshot, and the streaming
 //!   loader's entry points;
 //! - `write`: rows -> Parquet files and a manifest;
@@ -41,7 +41,7 @@ pub use manifest::{
     Position, SourceJson, TableEntry, FORMAT_V1, IN_PROGRESS_PREFIX,
 };
 pub(crate) use read::read_small_tables;
-pub use read::{load, read_snapshot, read_snapshot_from, LoadedSnapshot};
+pub use read::{load, read_recommended_rows, read_snapshot, read_snapshot_from, LoadedSnapshot};
 pub(crate) use readers::{scan_list_ops, scan_list_record_tags, scan_list_records};
 pub use schema::{ColumnKind, ColumnSpec, Table, UnknownTable, TABLE_NAMES};
 pub use tables::*;

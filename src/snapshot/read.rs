@@ -1,6 +1,6 @@
 //! The row reader: a whole snapshot -> validated [`Tables`]. Each table
 //! file is read into memory and its row groups decoded in parallel
-//! (`row_groups`), the eight tables in parallel too; rules across tables
+//! (`row_groups`), the tables in parallel too; rules across tables
 //! are checked last. Errors come in table order, then row order, whichever
 //! thread met them first: this is the reader that names a snapshot's first
 //! fault exactly. The streaming loader (`graph::build`) shares its
@@ -86,15 +86,36 @@ impl LoadedSnapshot {
             Table::Ens => read_ens(dir, e)?.len(),
             Table::BadgeEvents => read_badge_events(dir, e)?.len(),
             Table::Badges => read_badges(dir, e)?.len(),
+            Table::Recommended => read_recommended(dir, e)?.len(),
         })
     }
 }
 
-/// Reads the eight tables of `entries` ([`Table::ALL`] order) in parallel.
-fn read_tables(dir: &dyn SnapshotFiles, entries: &[&TableEntry]) -> Result<Tables, SnapshotError> {
-    let e = |t: Table| entries[t.index()];
+/// The entry of a required table (`checked_manifest` made sure of it).
+fn required<'e>(entries: &[Option<&'e TableEntry>], t: Table) -> &'e TableEntry {
+    entries[t.index()].expect("checked_manifest requires every required table")
+}
+
+/// The rows of `recommended`, none when the snapshot leaves it out.
+fn read_optional_recommended(
+    dir: &dyn SnapshotFiles,
+    entries: &[Option<&TableEntry>],
+) -> Result<Vec<RecommendedRow>, SnapshotError> {
+    match entries[Table::Recommended.index()] {
+        Some(e) => read_recommended(dir, e),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Reads the tables of `entries` ([`Table::ALL`] order) in parallel.
+fn read_tables(
+    dir: &dyn SnapshotFiles,
+    entries: &[Option<&TableEntry>],
+) -> Result<Tables, SnapshotError> {
+    let e = |t: Table| required(entries, t);
     let (mut lists, mut primary, mut records, mut tags) = (None, None, None, None);
     let (mut ops, mut ens, mut events, mut badges) = (None, None, None, None);
+    let mut recommended = None;
     rayon::scope(|s| {
         // Largest tables first, so they start while the small ones fill gaps.
         s.spawn(|_| ops = Some(read_list_ops(dir, e(Table::ListOps))));
@@ -105,6 +126,7 @@ fn read_tables(dir: &dyn SnapshotFiles, entries: &[&TableEntry]) -> Result<Table
         s.spawn(|_| ens = Some(read_ens(dir, e(Table::Ens))));
         s.spawn(|_| events = Some(read_badge_events(dir, e(Table::BadgeEvents))));
         s.spawn(|_| badges = Some(read_badges(dir, e(Table::Badges))));
+        s.spawn(|_| recommended = Some(read_optional_recommended(dir, entries)));
     });
     // Errors are reported in table order, whichever thread found them first.
     let done = "every table task ran";
@@ -117,6 +139,7 @@ fn read_tables(dir: &dyn SnapshotFiles, entries: &[&TableEntry]) -> Result<Table
         ens: ens.expect(done)?,
         badge_events: events.expect(done)?,
         badges: badges.expect(done)?,
+        recommended: recommended.expect(done)?,
     };
     check_badge_events(
         &tables.badges,
@@ -153,29 +176,32 @@ fn check_badge_events(
     }
 }
 
-/// The five small tables, read whole (the streaming loader's first step).
+/// The small tables, read whole (the streaming loader's first step).
 pub(crate) struct SmallTables {
     pub lists: Vec<ListRow>,
     pub primary_lists: Vec<PrimaryListRow>,
     pub ens: Vec<EnsRow>,
     pub badge_events: Vec<BadgeEventRow>,
     pub badges: Vec<BadgeRow>,
+    pub recommended: Vec<RecommendedRow>,
 }
 
 /// Reads and validates the small tables of `entries` ([`Table::ALL`]
 /// order) in parallel.
 pub(crate) fn read_small_tables(
     dir: &dyn SnapshotFiles,
-    entries: &[&TableEntry],
+    entries: &[Option<&TableEntry>],
 ) -> Result<SmallTables, SnapshotError> {
-    let e = |t: Table| entries[t.index()];
+    let e = |t: Table| required(entries, t);
     let (mut lists, mut primary, mut ens, mut events, mut badges) = (None, None, None, None, None);
+    let mut recommended = None;
     rayon::scope(|s| {
         s.spawn(|_| ens = Some(read_ens(dir, e(Table::Ens))));
         s.spawn(|_| lists = Some(read_lists(dir, e(Table::Lists))));
         s.spawn(|_| primary = Some(read_primary_lists(dir, e(Table::PrimaryLists))));
         s.spawn(|_| events = Some(read_badge_events(dir, e(Table::BadgeEvents))));
         s.spawn(|_| badges = Some(read_badges(dir, e(Table::Badges))));
+        s.spawn(|_| recommended = Some(read_optional_recommended(dir, entries)));
     });
     let done = "every table task ran";
     let small = SmallTables {
@@ -184,6 +210,7 @@ pub(crate) fn read_small_tables(
         ens: ens.expect(done)?,
         badge_events: events.expect(done)?,
         badges: badges.expect(done)?,
+        recommended: recommended.expect(done)?,
     };
     check_badge_events(
         &small.badges,
@@ -192,4 +219,13 @@ pub(crate) fn read_small_tables(
         e(Table::BadgeEvents),
     )?;
     Ok(small)
+}
+
+/// The `recommended` rows of the snapshot `src` holds, validated (none
+/// when it leaves the table out): what an export carries forward.
+pub fn read_recommended_rows(
+    src: &dyn SnapshotFiles,
+) -> Result<Vec<RecommendedRow>, SnapshotError> {
+    let (manifest, _) = checked_manifest(src)?;
+    read_optional_recommended(src, &manifest_entries(&manifest))
 }

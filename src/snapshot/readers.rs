@@ -1,4 +1,4 @@
-//! The eight table readers: each row's validation (`record_in`, `tag_in`
+//! The table readers: each row's validation (`record_in`, `tag_in`
 //! and `op_in` are shared by the row reader and the streaming scans, so
 //! both apply the same rules) and each table's uniqueness rules. Decoded
 //! columns are indexed in [`Table::columns`] order.
@@ -378,6 +378,31 @@ pub(super) fn read_badges(
                 r.event_id
             )
         },
+    )?;
+    Ok(rows)
+}
+
+pub(super) fn read_recommended(
+    dir: &dyn SnapshotFiles,
+    e: &TableEntry,
+) -> Result<Vec<RecommendedRow>, SnapshotError> {
+    let rows = read_table(dir, e, Table::Recommended.columns(), |c, i| {
+        Ok(RecommendedRow {
+            position: c[0].integer(i)?,
+            address: c[1].address(i)?,
+            name: c[2].text(i)?.to_owned(),
+            avatar: c[3].opt_string(i),
+            header: c[4].opt_string(i),
+            class: c[5].opt_string(i),
+            created_at: c[6].opt_timestamp_ms(i),
+        })
+    })?;
+    unique(
+        &e.file,
+        &rows,
+        |r| Mix::new().address(&r.address).finish(),
+        |a, b| a.address == b.address,
+        |r| format!("address {}", format_address(&r.address)),
     )?;
     Ok(rows)
 }

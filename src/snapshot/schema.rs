@@ -1,4 +1,4 @@
-//! The eight snapshot tables and their columns, as docs/snapshot.md lists them
+//! The snapshot tables (eight required, `recommended` optional) and their columns, as docs/snapshot.md lists them
 //! ("Tables"): one row per table below. Everything that names a table or its
 //! columns derives from it: the manifest's entries, the reader's schema
 //! checks, the writer's Arrow schema and the exporter's `--query` column
@@ -25,6 +25,9 @@ pub enum ColumnKind {
     Op,
     Int64,
     Int32,
+    /// Any integer type (signed or unsigned, 8 to 64 bits) that fits an
+    /// `i64`; written as Int64.
+    Integer,
     Text,
     /// Text holding a JSON object (checked per row).
     Json,
@@ -62,7 +65,7 @@ impl ColumnSpec {
             ColumnKind::TokenId | ColumnKind::Seq => DataType::UInt64,
             ColumnKind::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
             ColumnKind::Op => DataType::Binary,
-            ColumnKind::Int64 => DataType::Int64,
+            ColumnKind::Int64 | ColumnKind::Integer => DataType::Int64,
             ColumnKind::Int32 => DataType::Int32,
         }
     }
@@ -73,7 +76,7 @@ impl ColumnSpec {
 /// this order).
 macro_rules! tables {
     ($($variant:ident => $name:literal, $columns:expr;)*) => {
-        /// One of the eight snapshot tables.
+        /// One of the snapshot tables.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Table {
             $($variant,)*
@@ -173,6 +176,23 @@ tables! {
         req("token_id", Text),
         req("owner", Text),
     ];
+    Recommended => "recommended", &[
+        req("position", Integer),
+        req("address", Address),
+        req("name", Text),
+        opt("avatar", Text),
+        opt("header", Text),
+        opt("class", Text),
+        opt("created_at", Timestamp),
+    ];
+}
+
+impl Table {
+    /// Whether a snapshot may leave the table out (no file, no manifest
+    /// entry): it then has no rows. Writers always write it.
+    pub const fn is_optional(self) -> bool {
+        matches!(self, Table::Recommended)
+    }
 }
 
 /// The table names in [`Table::ALL`] order.
@@ -187,7 +207,7 @@ pub const TABLE_NAMES: [&str; Table::ALL.len()] = {
 };
 
 impl Table {
-    /// The table called `name` in the manifest, if it is one of the eight.
+    /// The table called `name` in the manifest, if it is one of them.
     pub fn named(name: &str) -> Option<Table> {
         Table::ALL.into_iter().find(|t| t.name() == name)
     }
@@ -214,7 +234,7 @@ impl fmt::Display for Table {
     }
 }
 
-/// A name that is not one of the eight tables.
+/// A name that is not one of the snapshot tables.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownTable(pub String);
 
@@ -271,6 +291,7 @@ mod tests {
                 "ens",
                 "badge_events",
                 "badges",
+                "recommended",
             ]
         );
         for (i, t) in Table::ALL.into_iter().enumerate() {

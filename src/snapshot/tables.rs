@@ -1,4 +1,4 @@
-//! The eight snapshot tables as plain rows: what the Parquet reader
+//! The snapshot tables as plain rows: what the Parquet reader
 //! produces after validation, what the writer and the generator consume,
 //! and what the graph builder turns into indexes; with the two encodings
 //! rows carry, addresses (hex) and list ops (bytes).
@@ -218,7 +218,21 @@ pub struct BadgeRow {
     pub owner: String,
 }
 
-/// All eight tables of one snapshot, rows in file order.
+/// A curated account to suggest (`recommended`, optional in a snapshot).
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RecommendedRow {
+    pub position: i64,
+    pub address: Address,
+    pub name: String,
+    pub avatar: Option<String>,
+    pub header: Option<String>,
+    pub class: Option<String>,
+    /// Epoch milliseconds.
+    pub created_at: Option<i64>,
+}
+
+/// All tables of one snapshot, rows in file order (`recommended` empty
+/// when the snapshot leaves it out).
 #[derive(Clone, Debug, Default)]
 pub struct Tables {
     pub lists: Vec<ListRow>,
@@ -229,6 +243,7 @@ pub struct Tables {
     pub ens: Vec<EnsRow>,
     pub badge_events: Vec<BadgeEventRow>,
     pub badges: Vec<BadgeRow>,
+    pub recommended: Vec<RecommendedRow>,
 }
 
 /// Compares two snapshots table by table, so a failure names the table.
@@ -242,6 +257,7 @@ pub(crate) fn assert_tables_eq(a: &Tables, b: &Tables) {
     assert_eq!(a.ens, b.ens);
     assert_eq!(a.badge_events, b.badge_events);
     assert_eq!(a.badges, b.badges);
+    assert_eq!(a.recommended, b.recommended);
 }
 
 #[cfg(test)]

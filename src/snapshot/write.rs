@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::schema::{expect_table, Table};
-use super::tables::{Address, BadgeEventRow, EnsRow, Tables};
+use super::tables::{Address, BadgeEventRow, EnsRow, RecommendedRow, Tables};
 use super::{Manifest, MemoryFiles, TableEntry, FORMAT_V1};
 
 #[derive(Clone, Debug)]
@@ -41,7 +41,7 @@ impl Default for WriteOptions {
 /// Writes `tables` as a complete snapshot directory `dir` (created if
 /// missing) with a manifest whose `created_at` is `created_at_ms`.
 ///
-/// The eight Parquet files are written in parallel on the current rayon
+/// The Parquet files (every table, `recommended` too) are written in parallel on the current rayon
 /// pool; `manifest.json` is written last (temp file + rename), so a
 /// directory whose writing was interrupted has no manifest.
 pub fn write_snapshot(
@@ -265,7 +265,7 @@ impl TableFileWriter {
     /// close every `row_group_rows` rows.
     ///
     /// # Panics
-    /// When `table` is a name that is not one of the eight tables.
+    /// When `table` is a name that is not one of the snapshot tables.
     pub fn create<T>(
         path: &Path,
         table: T,
@@ -338,6 +338,7 @@ fn table_len(table: Table, t: &Tables) -> usize {
         Table::Ens => t.ens.len(),
         Table::BadgeEvents => t.badge_events.len(),
         Table::Badges => t.badges.len(),
+        Table::Recommended => t.recommended.len(),
     }
 }
 
@@ -345,7 +346,7 @@ fn table_len(table: Table, t: &Tables) -> usize {
 /// from a table's batch) as one record batch with the writer's schema.
 ///
 /// # Panics
-/// When `table` is a name that is not one of the eight tables.
+/// When `table` is a name that is not one of the snapshot tables.
 pub fn table_batch<T>(table: T, tables: &Tables) -> RecordBatch
 where
     T: TryInto<Table, Error: std::fmt::Display>,
@@ -463,6 +464,26 @@ fn table_batch_range(table: Table, t: &Tables, range: std::ops::Range<usize>) ->
                 )),
                 texts(rows.iter().map(|r| r.token_id.as_str())),
                 texts(rows.iter().map(|r| r.owner.as_str())),
+            ]
+        }
+        Table::Recommended => {
+            let rows = &t.recommended[range];
+            let opt = |f: fn(&RecommendedRow) -> &Option<String>| -> ArrayRef {
+                Arc::new(StringArray::from_iter(rows.iter().map(|r| f(r).as_deref())))
+            };
+            vec![
+                Arc::new(Int64Array::from_iter_values(
+                    rows.iter().map(|r| r.position),
+                )),
+                addresses(rows.iter().map(|r| &r.address)),
+                texts(rows.iter().map(|r| r.name.as_str())),
+                opt(|r| &r.avatar),
+                opt(|r| &r.header),
+                opt(|r| &r.class),
+                Arc::new(
+                    TimestampMillisecondArray::from_iter(rows.iter().map(|r| r.created_at))
+                        .with_timezone("UTC"),
+                ),
             ]
         }
     };

@@ -97,3 +97,15 @@ CREATE TABLE ens_metadata (
     errors TEXT,
     updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
+
+-- The operator's curated accounts ("who to follow"); older deployments
+-- have no header column.
+CREATE TABLE efp_recommended (
+    "index" BIGINT,
+    name TEXT NOT NULL,
+    address eth_address PRIMARY KEY,
+    avatar TEXT,
+    header TEXT,
+    class TEXT,
+    created_at TIMESTAMPTZ DEFAULT now()
+);

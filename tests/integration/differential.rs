@@ -6,7 +6,7 @@
 //! 32's POST), over many random small snapshots and random request
 //! targets for every endpoint but 42, named by the endpoint table's rows
 //! (`target::MODEL_ENDPOINTS`; `gen.rs`: 1-7, `gen_more.rs`: 8-14 and
-//! 38-41, `gen_follow.rs`: 15-37). Bodies are compared as exact strings
+//! 38-41, `gen_follow.rs`: 15-37, `gen_rec.rs`: 43-47). Bodies are compared as exact strings
 //! (the model's `serde_json::Value` serialised compactly, key order
 //! kept). On every snapshot the engine's endpoints are also checked
 //! against each other by the API reference's Invariants
@@ -20,6 +20,7 @@
 mod gen;
 mod gen_follow;
 mod gen_more;
+mod gen_rec;
 mod gen_snap;
 mod model;
 mod target;
@@ -45,6 +46,7 @@ const CASES: u32 = 768;
 const REQUESTS: std::ops::RangeInclusive<usize> = 40..=60;
 const MORE_REQUESTS: std::ops::RangeInclusive<usize> = 10..=16;
 const FOLLOW_REQUESTS: std::ops::RangeInclusive<usize> = 20..=30;
+const REC_REQUESTS: std::ops::RangeInclusive<usize> = 6..=10;
 
 fn build_graph(snap: &Snap) -> Graph {
     if !snap.via_parquet {
@@ -148,6 +150,9 @@ fn describe(snap: &Snap) -> String {
     }
     for e in &t.ens {
         let _ = writeln!(s, "  ens {} {:?}", name(&e.address), e);
+    }
+    for r in &t.recommended {
+        let _ = writeln!(s, "  recommended {} {:?}", name(&r.address), r);
     }
     for e in &t.badge_events {
         let _ = writeln!(s, "  badge_event {} position {}", e.event_id, e.position);
@@ -301,6 +306,7 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
             following == n16.to_string(),
             format!("{a}: 16 has {n16} entries but the leaderboard's following is {following}"),
         )?;
+        check_recommended(g, &format!("/users/{a}"), &a, "allFollowing")?;
         let (details, v10) = json(&format!("/users/{a}/details"))?;
         let (_, v13) = json(&format!("/users/{a}/lists"))?;
         let (_, v14) = json(&format!("/users/{a}/primary-list"))?;
@@ -348,6 +354,7 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
                 format!("list {id}: 12 {v12} but 17 has {n17} entries"),
             )?;
             check_own_records(g, &id, &batch, &items)?;
+            check_recommended(g, &format!("/lists/{id}"), &a, "allFollowing")?;
         }
     }
     let (_, v39) = json("/leaderboard/count")?;
@@ -359,6 +366,41 @@ fn check_invariants(snap: &Snap, g: &Graph, accounts: &[Address]) -> Result<(), 
         v39["leaderboardCount"] == n40_text,
         format!("39 {v39} but 40 has {n40} entries"),
     )
+}
+
+/// The invariants of 43-46 for one subject (`/users/{a}` or
+/// `/lists/{id}`, whose user is `own`): the addresses of `…/recommended/
+/// details` are those of `…/recommended` for the same `limit` and
+/// `offset`, and none of them is `own` or an entry of 16 (18).
+fn check_recommended(g: &Graph, subject: &str, own: &str, all: &str) -> Result<(), String> {
+    let json = |target: &str| -> Result<Value, String> {
+        match get(g, target) {
+            (200, body) => Ok(serde_json::from_str(&body).unwrap()),
+            (status, body) => Err(format!("GET {target}: {status} {body}")),
+        }
+    };
+    let addresses = |v: &Value, list: &str, key: &str| -> Vec<Value> {
+        (v[list].as_array().unwrap().iter())
+            .map(|e| e[key].clone())
+            .collect()
+    };
+    let followed = addresses(
+        &json(&format!("{subject}/{all}?limit=1000"))?,
+        "following",
+        "address",
+    );
+    for page in ["limit=1000", "limit=2&offset=1", "offset=3"] {
+        let v43 = json(&format!("{subject}/recommended?{page}"))?;
+        let v45 = json(&format!("{subject}/recommended/details?{page}"))?;
+        let a43 = addresses(&v43, "recommended", "address");
+        if a43 != addresses(&v45, "recommended", "address") {
+            return Err(format!("{subject}?{page}: 43 {v43} but 45 {v45}"));
+        }
+        if let Some(bad) = a43.iter().find(|a| **a == own || followed.contains(a)) {
+            return Err(format!("{subject}?{page}: 43 recommends {bad}: {v43}"));
+        }
+    }
+    Ok(())
 }
 
 /// The invariants of one list's own records (a list with a user): 27 =
@@ -474,15 +516,22 @@ fn differential_engine_matches_naive_model() {
         prop::collection::vec(req_spec(), REQUESTS),
         prop::collection::vec(gen_more::req_spec(), MORE_REQUESTS),
         prop::collection::vec(gen_follow::req_spec(), FOLLOW_REQUESTS),
+        (
+            gen_rec::rows(),
+            prop::collection::vec(gen_rec::req_spec(), REC_REQUESTS),
+        ),
     );
     let result = runner.run(&strategy, |args| {
-        let (spec, tweaks, same_time, req_specs, more_specs, follow_specs) = args;
+        let (spec, tweaks, same_time, req_specs, more_specs, follow_specs, rec) = args;
+        let (rec_rows, rec_specs) = rec;
         let mut snap = build_snap(&spec);
         gen_more::tweak_snap(&mut snap, &tweaks);
         gen_follow::tweak_snap(&mut snap, &same_time);
+        gen_rec::add_recommended(&mut snap, &rec_rows);
         let reqs: Vec<Req> = (req_specs.iter().map(|r| build_req(r, &snap)))
             .chain(more_specs.iter().map(|r| gen_more::build_req(r, &snap)))
             .chain(follow_specs.iter().map(|r| gen_follow::build_req(r, &snap)))
+            .chain(rec_specs.iter().map(|r| gen_rec::build_req(r, &snap)))
             .collect();
         check(&snap, &reqs)
     });

@@ -73,11 +73,13 @@ fn unknown_paths_are_404_with_decoded_path() {
         ("/api/v1/leaderboard", "/api/v1/leaderboard"),
         // v1 endpoints that are not served (the API reference,
         // docs/openapi.yaml, does not list them).
+        ("/api/v1/minters", "/api/v1/minters"),
         (
-            "/api/v1/users/alice.eth/recommended",
-            "/api/v1/users/alice.eth/recommended",
+            "/api/v1/users/alice.eth/recommended/",
+            "/api/v1/users/alice.eth/recommended/",
         ),
-        ("/api/v1/discover", "/api/v1/discover"),
+        ("/api/v1/discover/", "/api/v1/discover/"),
+        ("/api/v1/users/a/poap", "/api/v1/users/a/poap"),
         (
             "/api/v1/leaderboard/followers",
             "/api/v1/leaderboard/followers",

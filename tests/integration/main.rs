@@ -29,6 +29,7 @@ mod notifications;
 mod openapi;
 mod protocol;
 mod ranked;
+mod recommended;
 mod reload;
 mod roots;
 mod running;

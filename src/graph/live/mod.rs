@@ -262,6 +262,11 @@ impl LiveIndex {
         self.following.get(&f).map(|row| row.find(t))
     }
     /// Whether any following row is live (record lookups need patching).
+    /// The accounts whose records by a changed row differ from the
+    /// base's (those whose followers the index holds).
+    pub(super) fn touched_targets(&self) -> impl Iterator<Item = AccountId> + '_ {
+        self.followers.keys().copied()
+    }
     pub(super) fn has_following(&self) -> bool {
         !self.following.is_empty()
     }

@@ -7,6 +7,7 @@ mod columns;
 mod files;
 mod kinds;
 mod manifest;
+mod recommended;
 mod round_trip;
 mod scale;
 mod uniqueness;
@@ -185,6 +186,26 @@ fn sample() -> Tables {
                 event_id: 177_709,
                 token_id: "7000125".into(),
                 owner: addr_text(2),
+            },
+        ],
+        recommended: vec![
+            RecommendedRow {
+                position: 2,
+                address: addr(2),
+                name: "bob.eth".into(),
+                avatar: Some("https://euc.li/bob.eth".into()),
+                header: None,
+                class: Some("A".into()),
+                created_at: Some(T0),
+            },
+            RecommendedRow {
+                position: -1,
+                address: addr(0xee),
+                name: "\"<x>\" & y".into(),
+                avatar: None,
+                header: Some("https://h.example/e".into()),
+                class: None,
+                created_at: None,
             },
         ],
     }

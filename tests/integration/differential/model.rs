@@ -16,6 +16,7 @@ mod account;
 mod followers;
 mod following;
 mod leaderboard;
+mod recommended;
 mod states;
 mod tags;
 
@@ -452,6 +453,11 @@ impl<'a> Model<'a> {
             | E::UserSearchFollowing
             | E::ListSearchFollowing
             | E::UserCommonFollowers => self.followers_family(endpoint, param, pairs),
+            E::UserRecommended
+            | E::ListRecommended
+            | E::UserRecommendedDetails
+            | E::ListRecommendedDetails
+            | E::Discover => self.recommended_family(endpoint, param, pairs),
             E::OpenApi => unreachable!("the model has no OpenAPI document"),
         };
         match result {

@@ -4,7 +4,8 @@
 //! (`publishing`), consistency under a concurrent writer and SIGKILL
 //! (`transactions`), `--every` across a database restart (`every`), bad
 //! credentials and a missing table (`errors`), `--query` files
-//! (`query_files`), the finer rules one small database each (`rules`), and
+//! (`query_files`), the finer rules one small database each (`rules`), the
+//! `recommended` table and its carry-forward (`recommended`), and
 //! the round trip generate -> database -> export -> serve, byte-identical
 //! to the generated Parquet snapshot (`round_trip`).
 //! Below: running the exporter and reading what it published.
@@ -26,6 +27,7 @@ mod fixture;
 mod mapping;
 mod publishing;
 mod query_files;
+mod recommended;
 mod round_trip;
 mod rules;
 mod tls;

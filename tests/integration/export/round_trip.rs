@@ -1,6 +1,6 @@
 //! Round trip: generate -> database -> export -> serve. The exported
 //! snapshot holds the generated rows, and both snapshots answer a seeded
-//! draw of requests over the seven endpoints byte for byte alike.
+//! draw of requests over the seven endpoints and 43-47 byte for byte alike.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -18,7 +18,7 @@ fn hex_address(addr: &Address) -> String {
     followgraph::snapshot::format_address(addr)
 }
 
-/// Request targets over all seven endpoints and their parameters, drawn
+/// Request targets over the seven endpoints and 43-47 and their parameters, drawn
 /// from the generated tables (known and unknown accounts, names in any
 /// case, tags, every sort, opcode and interval, paging, bad values).
 fn draw_requests(t: &Tables, created_at_ms: i64, count: usize) -> Vec<String> {
@@ -96,7 +96,22 @@ fn draw_requests(t: &Tables, created_at_ms: i64, count: usize) -> Vec<String> {
                 q.push(format!("offset={}", d.pick_item(&[0, 1, 5, 20, 1000])));
             }
         };
-        let path = match d.below(7) {
+        let path = match d.below(9) {
+            7 => {
+                page(&mut d, &mut q);
+                let details = *d.pick_item(&["", "/details"]);
+                if d.chance(50) {
+                    let a = enc(d.pick_item(&accounts).as_str());
+                    format!("/api/v1/users/{a}/recommended{details}")
+                } else {
+                    let id = d.pick_item(&tokens);
+                    format!("/api/v1/lists/{id}/recommended{details}")
+                }
+            }
+            8 => {
+                page(&mut d, &mut q);
+                "/api/v1/discover".to_owned()
+            }
             0 => format!("/api/v1/lists/{}/details", d.pick_item(&tokens)),
             1 => format!(
                 "/api/v1/users/{}/badges",
@@ -245,6 +260,8 @@ fn round_trip_generate_into_the_database_export_and_serve_byte_identically() {
     assert_same_rows("ens", &ta.ens, &tb.ens);
     assert_same_rows("badge_events", &ta.badge_events, &tb.badge_events);
     assert_same_rows("badges", &ta.badges, &tb.badges);
+    assert!(ta.recommended.len() > 5);
+    assert_same_rows("recommended", &ta.recommended, &tb.recommended);
 
     // Then over HTTP: every answer byte-identical, except the leaderboard's
     // timestamps, which are each snapshot's created_at (generate's fixed

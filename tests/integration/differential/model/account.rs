@@ -98,7 +98,7 @@ impl Model<'_> {
 
     /// 11: followers(X) (block/mute included) and X's primary list's
     /// records without block/mute (the entries of 15).
-    fn user_stats(&self, x: &Address) -> Value {
+    pub(super) fn user_stats(&self, x: &Address) -> Value {
         let following = self.primary_of(x).map_or(0, |p| self.shown_records(p));
         json!({ "followers_count": self.followers(x), "following_count": following })
     }
