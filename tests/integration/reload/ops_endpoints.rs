@@ -24,6 +24,7 @@ fn table_rows(t: &Tables) -> Value {
         "ens": t.ens.len(),
         "badge_events": t.badge_events.len(),
         "badges": t.badges.len(),
+        "recommended": t.recommended.len(),
     })
 }
 
@@ -79,6 +80,8 @@ fn snapshot_endpoint_reports_the_served_snapshot() {
             "profiles",
             "notifications",
             "badges",
+            "recommended",
+            "latest_follows",
             "live"
         ]
     );
