@@ -9,7 +9,7 @@ use crate::json::{push_key, push_num_str, push_opt_str, push_str};
 
 use super::details::push_ranks;
 use super::followers::LatestParams;
-use super::rows::{push_address, push_name_avatar_header, push_time};
+use super::rows::{push_address, push_name_avatar, push_name_avatar_header, push_time};
 use super::subject::{Account, ListUser};
 
 /// The viewer of 43, 45 (an account) or 44, 46 (a list).
@@ -81,11 +81,7 @@ pub fn render_details(g: &Graph, viewer: Viewer, p: &LatestParams, out: &mut Str
         out.push(',');
         push_key(out, "ens");
         out.push('{');
-        push_key(out, "name");
-        push_opt_str(out, profile.map(|p| p.name()));
-        out.push(',');
-        push_key(out, "avatar");
-        push_opt_str(out, profile.and_then(|p| p.avatar()));
+        push_name_avatar(out, profile);
         out.push(',');
         push_key(out, "records");
         out.push_str(profile.and_then(|p| p.records()).unwrap_or("{}"));

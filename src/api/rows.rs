@@ -23,11 +23,7 @@ pub fn push_time(out: &mut String, ms: i64) {
 
 /// `"name":…,"avatar":…,"header":…` from a profile (nulls without one).
 pub fn push_name_avatar_header(out: &mut String, p: Option<Profile<'_>>) {
-    push_key(out, "name");
-    push_opt_str(out, p.map(|p| p.name()));
-    out.push(',');
-    push_key(out, "avatar");
-    push_opt_str(out, p.and_then(|p| p.avatar()));
+    push_name_avatar(out, p);
     out.push(',');
     push_key(out, "header");
     push_opt_str(out, p.and_then(|p| p.header()));
@@ -176,13 +172,18 @@ fn push_follower_flags(out: &mut String, g: &Graph, back: Option<&Record>) {
     });
 }
 
-/// The short ens object: `{"name":…,"avatar":…}` (nulls without a row).
-pub fn push_short_ens(out: &mut String, p: Option<Profile<'_>>) {
-    out.push('{');
+/// `"name":…,"avatar":…` of the `ens` row (nulls without one).
+pub fn push_name_avatar(out: &mut String, p: Option<Profile<'_>>) {
     push_key(out, "name");
     push_opt_str(out, p.map(|p| p.name()));
     out.push(',');
     push_key(out, "avatar");
     push_opt_str(out, p.and_then(|p| p.avatar()));
+}
+
+/// The short ens object: `{"name":…,"avatar":…}` (nulls without a row).
+pub fn push_short_ens(out: &mut String, p: Option<Profile<'_>>) {
+    out.push('{');
+    push_name_avatar(out, p);
     out.push('}');
 }

@@ -49,13 +49,7 @@ pub(super) fn read_primary_lists(
             token_id: c[1].token_id(i)?,
         })
     })?;
-    unique(
-        &e.file,
-        &rows,
-        |r| Mix::new().address(&r.address).finish(),
-        |a, b| a.address == b.address,
-        |r| format!("address {}", format_address(&r.address)),
-    )?;
+    unique_by_address(&e.file, &rows, |r| &r.address)?;
     Ok(rows)
 }
 
@@ -397,12 +391,21 @@ pub(super) fn read_recommended(
             created_at: c[6].opt_timestamp_ms(i),
         })
     })?;
-    unique(
-        &e.file,
-        &rows,
-        |r| Mix::new().address(&r.address).finish(),
-        |a, b| a.address == b.address,
-        |r| format!("address {}", format_address(&r.address)),
-    )?;
+    unique_by_address(&e.file, &rows, |r| &r.address)?;
     Ok(rows)
+}
+
+/// The rule of `primary_lists` and `recommended`: one row per address.
+fn unique_by_address<T: Sync>(
+    file: &str,
+    rows: &[T],
+    address: impl Fn(&T) -> &Address + Sync,
+) -> Result<(), SnapshotError> {
+    unique(
+        file,
+        rows,
+        |r| Mix::new().address(address(r)).finish(),
+        |a, b| address(a) == address(b),
+        |r| format!("address {}", format_address(address(r))),
+    )
 }
