@@ -214,7 +214,7 @@ impl Bench<'_, '_> {
 /// route, parse, resolve, render.
 fn answer(g: &Graph, target: &str) -> String {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    api::answer(g, path, query, 1000, g.created_at_ms).expect("a valid request")
+    api::answer(g, path, query, 1000, api::RenderEnv::at(g.created_at_ms)).expect("a valid request")
 }
 
 fn benches(c: &mut Criterion, dir: &Path) {

@@ -89,7 +89,7 @@ fn main() {
                 let t0 = Instant::now();
                 let body = req
                     .resolve(&g)
-                    .map(|call| api::render(&g, &call, g.created_at_ms));
+                    .map(|call| api::render(&g, &call, api::RenderEnv::at(g.created_at_ms)));
                 let us = t0.elapsed().as_secs_f64() * 1e6;
                 std::hint::black_box(body.map(|b| b.len()).unwrap_or(0));
                 if pass == 1 {

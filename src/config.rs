@@ -131,6 +131,15 @@ pub struct ServeConfig {
     /// started after it arrived.
     #[arg(long, env = "FOLLOWGRAPH_FRESH_WAIT", default_value_t = 2000)]
     pub fresh_wait: u64,
+    /// The QR code's payload (`/users/{a}/qr`): this prefix, then the
+    /// account's address. 1 to 128 bytes of printable ASCII.
+    #[arg(
+        long,
+        env = "FOLLOWGRAPH_QR_URL_PREFIX",
+        default_value = crate::api::DEFAULT_QR_URL_PREFIX,
+        value_parser = parse_qr_url_prefix
+    )]
+    pub qr_url_prefix: String,
     /// Benchmark baseline: answer every endpoint (after routing and the
     /// method check, before parameters) with a fixed body of this many
     /// bytes, and load no snapshot. 0 = off.
@@ -280,6 +289,10 @@ impl ShrinkOptions {
     pub fn guard(&self) -> crate::root::ShrinkGuard {
         crate::root::ShrinkGuard((!self.allow_shrink).then_some(self.max_shrink / 100.0))
     }
+}
+
+fn parse_qr_url_prefix(text: &str) -> Result<String, String> {
+    crate::api::check_qr_url_prefix(text).map(|()| text.to_owned())
 }
 
 /// `20` or `20%`: a share in [0, 100].

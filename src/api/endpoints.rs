@@ -126,6 +126,7 @@ endpoints! {
         UserRecommendedDetails "user_recommended_details" GET "/users/{addressOrENS}/recommended/details" [limit, offset, cache]                Recommended Page;
         ListRecommendedDetails "list_recommended_details" GET "/lists/{token_id}/recommended/details" [limit, offset, cache]                    Recommended Page;
         Discover          "discover"           GET "/discover"                           [limit, offset, cache]                                 Recommended Page;
+        UserQr            "user_qr"            GET "/users/{addressOrENS}/qr"            [cache]                                                Qr Plain;
     }
     operations {
         // variant  method path
@@ -209,6 +210,17 @@ pub enum Family {
     Search,
     OpenApi,
     Recommended,
+    Qr,
+}
+
+impl Family {
+    /// The `Content-Type` of its 200 answers (errors are JSON).
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Family::Qr => "image/svg+xml; charset=utf-8",
+            _ => "application/json",
+        }
+    }
 }
 
 /// What an endpoint's query (or body) parses into beside its path

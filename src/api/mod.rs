@@ -25,7 +25,7 @@
 //! `notifications.rs` (5), `followers.rs` (6, 7, 19-22),
 //! `account.rs` (8, 9, 13, 14), `stats.rs` (11, 12, 41), `following.rs`
 //! (15-18, 27, 28), `states.rs` (30-33), `tags.rs` (34-37), `search.rs`
-//! (23-26, 29), `openapi.rs` (42), `recommended.rs` (43-47).
+//! (23-26, 29), `openapi.rs` (42), `recommended.rs` (43-47), `qr.rs` (48).
 //!
 //! An endpoint is a row of the table (`endpoints.rs`: name, method, path,
 //! query parameters, family, payload). Its [`Call`] is derived from the
@@ -44,6 +44,7 @@ mod leaderboard;
 mod notifications;
 pub mod openapi;
 pub mod openapi_rule;
+mod qr;
 pub mod query_string;
 mod recommended;
 mod request;
@@ -61,6 +62,9 @@ pub use followers::{FollowerParams, LatestParams};
 pub use following::FollowingParams;
 pub use leaderboard::{RankedParams, SearchParams};
 pub use notifications::{Interval, NotificationParams};
+pub use qr::{
+    check_url_prefix as check_qr_url_prefix, DEFAULT_URL_PREFIX as DEFAULT_QR_URL_PREFIX,
+};
 pub use query_string::{percent_decode, Query};
 pub use request::{parse, Request};
 pub use search::CommonParams;
@@ -76,11 +80,30 @@ use crate::graph::Graph;
 /// items take too little time to hold up the requests queued behind it.
 pub const DEEP_OFFSET: usize = 10_000;
 
-/// The body answering `call`. `now_ms` is the default end of the
-/// notifications window.
-pub fn render(g: &Graph, call: &Resolved, now_ms: i64) -> String {
+/// What an answer depends on besides the graph and the call: the clock
+/// and the server's settings.
+#[derive(Clone, Copy, Debug)]
+pub struct RenderEnv<'a> {
+    /// The default end of the notifications window (epoch milliseconds).
+    pub now_ms: i64,
+    /// 48's payload prefix (`--qr-url-prefix`).
+    pub qr_url_prefix: &'a str,
+}
+
+impl RenderEnv<'static> {
+    /// At `now_ms`, with the default settings.
+    pub fn at(now_ms: i64) -> RenderEnv<'static> {
+        RenderEnv {
+            now_ms,
+            qr_url_prefix: DEFAULT_QR_URL_PREFIX,
+        }
+    }
+}
+
+/// The body answering `call`.
+pub fn render(g: &Graph, call: &Resolved, env: RenderEnv<'_>) -> String {
     let mut body = String::new();
-    render_into(g, call, now_ms, &mut body);
+    render_into(g, call, env, &mut body);
     body
 }
 
@@ -100,7 +123,7 @@ fn exclude(e: Endpoint) -> Exclude {
 /// `render`, appended to `out` (a server reuses one buffer per thread):
 /// dispatched by the row's family, then by what the call holds; a family
 /// branches on its endpoints only where two share subjects and payload.
-pub fn render_into(g: &Graph, call: &Resolved, now_ms: i64, out: &mut String) {
+pub fn render_into(g: &Graph, call: &Resolved, env: RenderEnv<'_>, out: &mut String) {
     let (e, s, p) = (call.endpoint, &call.subjects, &call.params);
     match (e.family(), s, p) {
         (Family::Details, Subjects::Account(a), _) => details::render(g, a, out),
@@ -113,7 +136,7 @@ pub fn render_into(g: &Graph, call: &Resolved, now_ms: i64, out: &mut String) {
         }
         (Family::Leaderboard, _, _) => leaderboard::render_count(g, out),
         (Family::Notifications, _, Params::Notifications(p)) => {
-            notifications::render(g, s.target(), p, now_ms, out)
+            notifications::render(g, s.target(), p, env.now_ms, out)
         }
         (Family::Followers, _, Params::Followers(p)) => {
             followers::render(g, s.target(), p, exclude(e), out)
@@ -198,6 +221,7 @@ pub fn render_into(g: &Graph, call: &Resolved, now_ms: i64, out: &mut String) {
                 recommended::render(g, viewer, p, out)
             }
         }
+        (Family::Qr, Subjects::Account(a), _) => qr::render(g, a, env.qr_url_prefix, out),
         // Combinations the table never parses into.
         _ => debug_assert!(false, "no renderer for {e:?} with {s:?} and {p:?}"),
     }
@@ -210,12 +234,12 @@ pub fn answer(
     raw_path: &str,
     raw_query: &str,
     max_limit: u64,
-    now_ms: i64,
+    env: RenderEnv<'_>,
 ) -> Result<String, ApiError> {
     let (decoded, route) = route(raw_path);
     let route = route.ok_or(ApiError::UnknownPath(decoded))?;
     let call = parse(&route, raw_query, max_limit)?.resolve(g)?;
-    Ok(render(g, &call, now_ms))
+    Ok(render(g, &call, env))
 }
 
 /// [`answer`] for a POST and its body (32): the body is read after the
@@ -227,10 +251,10 @@ pub fn answer_with_body(
     raw_query: &str,
     body: &[u8],
     max_limit: u64,
-    now_ms: i64,
+    env: RenderEnv<'_>,
 ) -> Result<String, ApiError> {
     let (decoded, route) = route(raw_path);
     let route = route.ok_or(ApiError::UnknownPath(decoded))?;
     let call = (parse(&route, raw_query, max_limit)?.with_body(body)?).resolve(g)?;
-    Ok(render(g, &call, now_ms))
+    Ok(render(g, &call, env))
 }

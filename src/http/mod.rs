@@ -37,6 +37,8 @@ pub struct AppState {
     /// Following the indexer's database (`--database-url`).
     pub tail: Option<crate::tail::Tail>,
     pub max_limit: u64,
+    /// `--qr-url-prefix`.
+    pub qr_url_prefix: String,
     pub metrics: Metrics,
     /// Benchmark baseline mode: every endpoint answers this body.
     pub static_body: Option<Bytes>,
@@ -57,6 +59,7 @@ impl AppState {
             )),
             tail: None,
             max_limit: config.max_limit,
+            qr_url_prefix: config.qr_url_prefix.clone(),
             metrics: Metrics::default(),
             static_body: (config.bench_static_body_bytes > 0)
                 .then(|| static_body(config.bench_static_body_bytes)),
@@ -316,20 +319,24 @@ fn answer(
     if !fresh && cacheable {
         if let Some(body) = state.cache.get(&key) {
             state.metrics.cache_hits.add(1);
-            return Ok(json_response(StatusCode::OK, body));
+            return Ok(ok_response(route.endpoint, body));
         }
     }
     state.metrics.cache_misses.add(1);
     let cache = cacheable.then_some(&*state.cache);
+    let env = api::RenderEnv {
+        now_ms: now_ms(),
+        qr_url_prefix: &state.qr_url_prefix,
+    };
     let body = if key.call.may_render_long() {
         render_off_worker(|| {
             std::thread::sleep(state.debug_render_delay);
-            render_body(graph, key, cache)
+            render_body(graph, key, env, cache)
         })
     } else {
-        render_body(graph, key, cache)
+        render_body(graph, key, env, cache)
     };
-    Ok(json_response(StatusCode::OK, body))
+    Ok(ok_response(route.endpoint, body))
 }
 
 /// Bodies up to this size are copied out of the thread's render buffer.
@@ -349,11 +356,16 @@ thread_local! {
 ///   those and copies nothing.
 /// - A large body is handed over whole and the buffer starts again, so no
 ///   thread keeps a large one.
-fn render_body(graph: &crate::graph::Graph, key: CacheKey, cache: Option<&ResponseCache>) -> Bytes {
+fn render_body(
+    graph: &crate::graph::Graph,
+    key: CacheKey,
+    env: api::RenderEnv<'_>,
+    cache: Option<&ResponseCache>,
+) -> Bytes {
     RENDER_BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         buffer.clear();
-        api::render_into(graph, &key.call, now_ms(), &mut buffer);
+        api::render_into(graph, &key.call, env, &mut buffer);
         if buffer.len() <= COPIED_BODY_MAX {
             return match cache {
                 Some(cache) => cache.store(key, buffer.as_bytes()),
@@ -424,12 +436,19 @@ fn error_response(error: &ApiError) -> WarpResponse {
 }
 
 fn json_response(status: StatusCode, body: Bytes) -> WarpResponse {
+    typed_response(status, "application/json", body)
+}
+
+/// A 200 answering `endpoint`, typed as its family's answers are.
+fn ok_response(endpoint: api::Endpoint, body: Bytes) -> WarpResponse {
+    typed_response(StatusCode::OK, endpoint.family().content_type(), body)
+}
+
+fn typed_response(status: StatusCode, content_type: &'static str, body: Bytes) -> WarpResponse {
     let mut r = Response::new(body.into());
     *r.status_mut() = status;
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     r
 }
 

@@ -28,6 +28,7 @@ mod live;
 mod notifications;
 mod openapi;
 mod protocol;
+mod qr;
 mod ranked;
 mod recommended;
 mod reload;

@@ -1,4 +1,4 @@
-//! Generation for endpoints 43-47: what `gen.rs` does for 1-7, for
+//! Generation for endpoints 43-48: what `gen.rs` does for 1-7, for
 //! these. Snapshots get a `recommended` table (or none): rows for the
 //! snapshot's accounts and for addresses nothing else names (one of them
 //! the unknown address the requests use), positions from a small range
@@ -14,7 +14,7 @@ use super::gen_more::{list_subject, user_subject};
 use super::gen_snap::{Snap, S, UNKNOWN_ADDRESS};
 use super::target::{encode, model_path, with_query, Req};
 
-/// The first model endpoint of this file (43); 47 is `FIRST + 4`.
+/// The first model endpoint of this file (43); 48 is `FIRST + 5`.
 const FIRST: usize = 41;
 
 /// `recommended` rows: (address choice, position, seed).
@@ -50,10 +50,10 @@ pub fn add_recommended(snap: &mut Snap, rows: &[(usize, u8, u64)]) {
     }
 }
 
-/// Endpoints 41..=45 (API endpoints 43-47), the same shape as `gen`'s.
+/// Endpoints 41..=46 (API endpoints 43-48), the same shape as `gen`'s.
 pub fn req_spec() -> impl Strategy<Value = ReqSpec> {
     (
-        FIRST..FIRST + 5,
+        FIRST..FIRST + 6,
         (0..16u8, 0..64usize, any::<u64>()),
         prop::collection::vec(
             (

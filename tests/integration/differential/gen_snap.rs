@@ -64,7 +64,7 @@ pub const TAGS: [&str; 10] = [
 ];
 
 /// Names; some collide case-insensitively (the later one is dropped).
-pub const NAMES: [&str; 12] = [
+pub const NAMES: [&str; 13] = [
     "alice.eth",
     "Bob12.eth",
     "bob.eth",
@@ -77,6 +77,7 @@ pub const NAMES: [&str; 12] = [
     "x",
     "a+b!@:.eth",
     "x/y.eth",
+    "<b>&\"Long'Name</b>\r.eth",
 ];
 
 pub const MAX_TOKEN: u64 = 14;
@@ -125,7 +126,7 @@ fn ens_spec() -> impl Strategy<Value = EnsSpec> {
     (
         0..64usize,
         0..NAMES.len(),
-        0..3usize,
+        0..4usize,
         0..3usize,
         0..3usize,
         0..4usize,
@@ -389,7 +390,14 @@ pub fn build_snap(spec: &SnapSpec) -> Snap {
         t.ens.push(EnsRow {
             address,
             name: name.to_owned(),
-            avatar: opt(e.avatar, &["https://img/a.png", "ipfs://q\"uote\\"]),
+            avatar: opt(
+                e.avatar,
+                &[
+                    "https://img/a.png",
+                    "ipfs://q\"uote\\",
+                    "http://i/<\"&'>\t.png",
+                ],
+            ),
             header: opt(e.header, &["https://img/h.png", "hdr\n\t"]),
             display: opt(e.display, &["Display Name", "dîsplay🔥"]),
             records: json_text(e.records, &records_values, spaced),

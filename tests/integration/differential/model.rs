@@ -3,9 +3,9 @@
 //! every count is recomputed by scanning every row each time it is needed.
 //! Slow on purpose, obviously right on purpose.
 
-use followgraph::api::Endpoint as E;
 use std::collections::{BTreeMap, BTreeSet};
 
+use followgraph::api::Endpoint as E;
 use followgraph::snapshot::{Address, EnsRow, OpRow, RecordRow, Tables};
 use serde_json::{json, Value};
 
@@ -16,6 +16,7 @@ mod account;
 mod followers;
 mod following;
 mod leaderboard;
+mod qr;
 mod recommended;
 mod states;
 mod tags;
@@ -458,32 +459,12 @@ impl<'a> Model<'a> {
             | E::UserRecommendedDetails
             | E::ListRecommendedDetails
             | E::Discover => self.recommended_family(endpoint, param, pairs),
+            E::UserQr => self.qr(param),
             E::OpenApi => unreachable!("the model has no OpenAPI document"),
         };
         match result {
             Ok(body) => Expected { status: 200, body },
             Err(e) => e,
-        }
-    }
-
-    /// The ens object: the `ens` row without its address, or all null.
-    fn ens_object(&self, a: &Address) -> Value {
-        match self.ens(a) {
-            Some(e) => json!({
-                "name": e.name,
-                "avatar": e.avatar,
-                "header": e.header,
-                "display": e.display,
-                "records": object_or_empty(&e.records),
-                "chains": object_or_empty(&e.chains),
-                "fresh": e.fresh,
-                "resolver": e.resolver,
-                "errors": object_or_empty(&e.errors),
-            }),
-            None => json!({
-                "name": null, "avatar": null, "header": null, "display": null,
-                "records": {}, "chains": {}, "fresh": null, "resolver": null, "errors": {},
-            }),
         }
     }
 

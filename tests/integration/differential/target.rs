@@ -9,7 +9,7 @@ use followgraph::snapshot::Address;
 /// `gen_more.rs` and `gen_follow.rs` each take a range of it): rows of
 /// the endpoint table. Every request path is built from its row, and the
 /// engine must route it back to the same row (`differential.rs`).
-pub const MODEL_ENDPOINTS: [E; 46] = [
+pub const MODEL_ENDPOINTS: [E; 47] = [
     // gen.rs: 0..=6
     E::ListDetails,
     E::UserBadges,
@@ -55,12 +55,13 @@ pub const MODEL_ENDPOINTS: [E; 46] = [
     E::UserSearchFollowing,
     E::ListSearchFollowing,
     E::UserCommonFollowers,
-    // gen_rec.rs: 41..=45
+    // gen_rec.rs: 41..=46
     E::UserRecommended,
     E::ListRecommended,
     E::UserRecommendedDetails,
     E::ListRecommendedDetails,
     E::Discover,
+    E::UserQr,
 ];
 
 /// The request path of model endpoint `endpoint` with these (encoded)

@@ -7,9 +7,30 @@ use followgraph::api::Endpoint as E;
 use followgraph::snapshot::Address;
 use serde_json::{json, Value};
 
-use super::{addr_text, Expected, Model, ZERO};
+use super::{addr_text, object_or_empty, Expected, Model, ZERO};
 
 impl Model<'_> {
+    /// The ens object: the `ens` row without its address, or all null.
+    pub(super) fn ens_object(&self, a: &Address) -> Value {
+        match self.ens(a) {
+            Some(e) => json!({
+                "name": e.name,
+                "avatar": e.avatar,
+                "header": e.header,
+                "display": e.display,
+                "records": object_or_empty(&e.records),
+                "chains": object_or_empty(&e.chains),
+                "fresh": e.fresh,
+                "resolver": e.resolver,
+                "errors": object_or_empty(&e.errors),
+            }),
+            None => json!({
+                "name": null, "avatar": null, "header": null, "display": null,
+                "records": {}, "chains": {}, "fresh": null, "resolver": null, "errors": {},
+            }),
+        }
+    }
+
     /// Every address any row mentions, ascending (the invariants' accounts).
     pub fn accounts(&self) -> &[Address] {
         &self.universe
