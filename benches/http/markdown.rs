@@ -88,7 +88,7 @@ pub fn markdown(r: &Value, results: &[ScenarioResult], json_name: &str, svg_name
         c["rounds"],
         c["duration_s"].as_u64().unwrap_or(0) / c["rounds"].as_u64().unwrap_or(1).max(1),
         c["duration_s"].as_u64().unwrap_or(0) / c["rounds"].as_u64().unwrap_or(1).max(1),
-        c["duration_s"],
+        c.get("paced_s").unwrap_or(&c["duration_s"]),
     );
     if c["targets_apply"].as_bool() != Some(true) {
         let _ = writeln!(

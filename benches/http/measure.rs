@@ -130,7 +130,7 @@ pub fn run_scenario(
         o.rounds,
         round_s,
         round_s,
-        o.duration
+        o.paced
     );
     let mut baseline_args = vec![
         "--listen".into(),
@@ -217,10 +217,10 @@ pub fn run_scenario(
         o.threads,
         paced_target,
     );
-    let paced = wrk(addr, &paced_script, o.duration);
+    let paced = wrk(addr, &paced_script, o.paced);
     // The same paced script on the baseline: the latency floor of this
     // machine, stack and client at that request rate.
-    let paced_baseline = wrk(&static_server.addr, &paced_script, o.duration);
+    let paced_baseline = wrk(&static_server.addr, &paced_script, o.paced);
     drop(static_server);
 
     eprintln!(

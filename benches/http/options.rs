@@ -25,6 +25,10 @@ struct Args {
     /// baseline, then as much paced on each [default: 12, quick: 3]
     #[arg(long, value_name = "S", env = "FOLLOWGRAPH_BENCH_DURATION", value_parser = number)]
     duration: Option<u64>,
+    /// Seconds of each paced run at 50% load (server, then baseline)
+    /// [default: --duration]
+    #[arg(long, value_name = "S", env = "FOLLOWGRAPH_BENCH_PACED", value_parser = number)]
+    paced: Option<u64>,
     /// Server and baseline alternate in R runs of S/R seconds each
     /// [default: 3, pinned ruler: 5]
     #[arg(long, value_name = "R", env = "FOLLOWGRAPH_BENCH_ROUNDS", value_parser = number)]
@@ -149,6 +153,8 @@ pub struct Opts {
     pub quick: bool,
     pub accounts: u64,
     pub duration: u64,
+    /// Seconds of each paced run (`--paced`).
+    pub paced: u64,
     pub warmup: u64,
     pub connections: u32,
     pub threads: u32,
@@ -195,6 +201,7 @@ impl Opts {
             quick,
             accounts: a.accounts.unwrap_or(if quick { 20_000 } else { 1_000_000 }),
             duration: a.duration.unwrap_or(if quick { 3 } else { 12 }),
+            paced: 0,
             warmup: a.warmup.unwrap_or(if quick { 1 } else { 2 }),
             connections: a.connections as u32,
             threads: a.threads as u32,
@@ -221,6 +228,7 @@ impl Opts {
             o.threads = 1;
         }
         o.duration = o.duration.max(1);
+        o.paced = a.paced.unwrap_or(o.duration).max(1);
         o.rounds = o.rounds.clamp(1, o.duration);
         o
     }

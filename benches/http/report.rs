@@ -98,6 +98,7 @@ fn report_json(o: &Opts, run: &Run) -> Value {
             "accounts": o.accounts,
             "snapshot": run.root.display().to_string(),
             "duration_s": o.duration,
+            "paced_s": o.paced,
             "rounds": o.rounds,
             "warmup_s": o.warmup,
             "connections": o.connections,

@@ -56,6 +56,14 @@ pub enum Kind {
     Mix,
     /// Account and users details, half each (the burst's requests).
     Profile,
+    /// `/users/{a}/recommended?limit=10` (offset 10-40 20%).
+    Recommended,
+    /// `/users/{a}/recommended/details?limit=10` (offsets as above).
+    RecommendedDetails,
+    /// `/discover?limit=10` (offsets as above).
+    Discover,
+    /// `/users/{a}/qr`.
+    Qr,
 }
 
 /// The terms of a search within followers or following.
@@ -161,6 +169,10 @@ pub const SCENARIOS: &[Scenario] = &[
     fresh("search_followers_mixed", Kind::SearchFollowers(Terms::Mixed), None, None, "GET /users/{hub}/searchFollowers?term=<2-4 characters of a name, digits included, 70%; else 2-4 hex digits of an address>&limit=10"),
     fresh("common_followers_hubs", Kind::CommonFollowers(true), SET_SEARCH, P99_5MS, "GET /users/{hub}/commonFollowers?leader={hub}&limit=10"),
     fresh("common_followers", Kind::CommonFollowers(false), SET_SEARCH, P99_5MS, "GET /users/{a}/commonFollowers?leader={b}&limit=10 (random accounts)"),
+    fresh("recommended", Kind::Recommended, PAGE, None, "GET /users/{a}/recommended?limit=10 (offset 10-40 20%)"),
+    fresh("recommended_details", Kind::RecommendedDetails, PAGE, None, "GET /users/{a}/recommended/details?limit=10 (offset 10-40 20%)"),
+    fresh("discover", Kind::Discover, PAGE, None, "GET /discover?limit=10 (offset 10-40 20%)"),
+    fresh("qr", Kind::Qr, None, None, "GET /users/{a}/qr (its server CPU per request is the figure)"),
     fresh("mix", Kind::Mix, None, None, "weighted mix: user followers 25%, list followers 10%, notifications 20%, details 15%, user badges 10%, list badges 5%, search 15%"),
     Scenario { cached: true, ..fresh("mix_cached", Kind::Mix, None, None, "the mix's paths without cache=fresh, after a pass over every path") },
 ];
@@ -207,6 +219,15 @@ impl PathDraws {
             base.iter().map(|p| with_fresh(p)).collect()
         }
     }
+}
+
+/// `limit=10`, with an offset of 10-40 20% of the time.
+fn page(rng: &mut ModuloRng) -> String {
+    let mut q = "limit=10".to_owned();
+    if rng.with_probability(0.20) {
+        let _ = write!(q, "&offset={}", 10 * (1 + rng.below(4)));
+    }
+    q
 }
 
 fn followers_params(rng: &mut ModuloRng, sort: &str) -> String {
@@ -380,12 +401,17 @@ pub fn make_path(kind: Kind, s: &Subjects, rng: &mut ModuloRng) -> String {
         }
         Kind::LatestFollowers => {
             let who = s.account(rng).ident(rng);
-            let mut q = "limit=10".to_owned();
-            if rng.with_probability(0.20) {
-                let _ = write!(q, "&offset={}", 10 * (1 + rng.below(4)));
-            }
-            format!("{}?{q}", E::UserLatestFollowers.target(&[&who]))
+            format!("{}?{}", E::UserLatestFollowers.target(&[&who]), page(rng))
         }
+        Kind::Recommended | Kind::RecommendedDetails => {
+            let e = match kind {
+                Kind::Recommended => E::UserRecommended,
+                _ => E::UserRecommendedDetails,
+            };
+            format!("{}?{}", e.target(&[&s.account(rng).ident(rng)]), page(rng))
+        }
+        Kind::Discover => format!("{}?{}", E::Discover.target(&[]), page(rng)),
+        Kind::Qr => E::UserQr.target(&[&s.account(rng).ident(rng)]),
         Kind::SearchFollowers(terms) | Kind::SearchFollowing(terms) => {
             let who = rng.pick_item(&s.hubs).ident(rng);
             let endpoint = if matches!(kind, Kind::SearchFollowers(_)) {
