@@ -18,7 +18,7 @@
 
 use std::fmt::Write as _;
 
-use qrcode::{Color, EcLevel, QrCode};
+use fast_qr::{QRBuilder, QRCode, ECL};
 
 use crate::graph::Graph;
 use crate::snapshot::format_address;
@@ -90,11 +90,11 @@ fn label_of_name(name: &str) -> String {
 pub fn draw(payload: &str, label: &str, avatar: Option<&str>, out: &mut String) {
     // Payloads are bounded by `MAX_PREFIX_BYTES`, far below what level H
     // holds (1,273 bytes); an encoder failure would be a bug.
-    let Ok(code) = QrCode::with_error_correction_level(payload.as_bytes(), EcLevel::H) else {
+    let Ok(code) = QRBuilder::new(payload).ecl(ECL::H).build() else {
         debug_assert!(false, "QR payload of {} bytes refused", payload.len());
         return;
     };
-    let w = code.width();
+    let w = code.size;
     let side = w + 2 * QUIET;
     let height = side as f64 * 44.0 / 39.0;
     let _ = write!(
@@ -134,17 +134,18 @@ pub fn draw(payload: &str, label: &str, avatar: Option<&str>, out: &mut String) 
 
 /// The dark modules as one path: a rectangle per run of dark modules in a
 /// row, each after the first of its row moved relative to the one before.
-fn push_modules(code: &QrCode, w: usize, out: &mut String) {
+fn push_modules(code: &QRCode, w: usize, out: &mut String) {
     for y in 0..w {
+        let row = &code[y];
         let mut last_x: Option<usize> = None;
         let mut x = 0;
         while x < w {
-            if code[(x, y)] != Color::Dark {
+            if !row[x].value() {
                 x += 1;
                 continue;
             }
             let start = x;
-            while x < w && code[(x, y)] == Color::Dark {
+            while x < w && row[x].value() {
                 x += 1;
             }
             let len = x - start;
