@@ -10,8 +10,8 @@
 //!   ids, so ordinal order is token order;
 //! - per ordinal its user (4 bytes; `NO_USER` for the zero address),
 //!   owner and manager (8 bytes; the live index reads them); the ops of
-//!   lists that are not visible (~70 bytes each, few: a live index needs
-//!   them when such a list becomes primary);
+//!   lists that are not visible ([`HiddenOps`], ~40 bytes each: a live
+//!   index needs them when such a list becomes primary);
 //! - the own records of the other lists: a [`Records`] (the forward
 //!   index's type) whose row is the list's ordinal, 12 bytes per record.
 //!   A primary list's own records are its user's row of the forward index;
@@ -26,9 +26,9 @@
 
 use rayon::prelude::*;
 
+use super::hidden_ops::{HiddenOp, HiddenOps};
 use super::intern::Interner;
 use super::lookup::{TokenMap, NO_USER};
-use super::notifications::HiddenOp;
 use super::records::Records;
 use super::AccountId;
 use crate::snapshot::{Address, ListRow};
@@ -64,8 +64,8 @@ pub(super) struct Lists {
     users: Vec<AccountId>,
     /// Per ordinal: owner and manager.
     roles: Vec<[AccountId; 2]>,
-    /// The ops of lists that are not visible, by token then `seq`.
-    hidden_ops: Vec<(u64, HiddenOp)>,
+    /// The ops of lists that are not visible.
+    hidden_ops: HiddenOps,
     others: Records,
     by_account_offsets: Vec<u32>,
     by_account: Vec<u64>,
@@ -101,11 +101,14 @@ impl Lists {
     }
 
     /// The list's ops that are not visible (it is not its user's primary
-    /// list), by `seq`.
-    pub(super) fn hidden_ops(&self, token_id: u64) -> &[(u64, HiddenOp)] {
-        let from = self.hidden_ops.partition_point(|h| h.0 < token_id);
-        let to = from + self.hidden_ops[from..].partition_point(|h| h.0 == token_id);
-        &self.hidden_ops[from..to]
+    /// list), by `seq`, each with its tag (`""` when none).
+    pub(super) fn hidden_ops(&self, token_id: u64) -> impl Iterator<Item = (&HiddenOp, &str)> {
+        self.hidden_ops.of(token_id)
+    }
+
+    /// Whether the list has ops that are not visible.
+    pub(super) fn has_hidden_ops(&self, token_id: u64) -> bool {
+        self.hidden_ops.has(token_id)
     }
 
     /// Where the list's own records are (`primary_list`: its user's
@@ -153,11 +156,7 @@ impl Lists {
             + self.tokens.capacity() * 8
             + self.users.capacity() * 4
             + self.roles.capacity() * 8
-            + self
-                .hidden_ops
-                .iter()
-                .map(|(_, op)| std::mem::size_of::<(u64, HiddenOp)>() + op.tag.len())
-                .sum::<usize>()
+            + self.hidden_ops.heap_bytes()
             + self.others.heap_bytes()
             + self.by_account_offsets.capacity() * 4
             + self.by_account.capacity() * 8
@@ -307,7 +306,7 @@ impl ListsBuilder {
             tokens: self.tokens,
             users,
             roles,
-            hidden_ops: ops.hidden,
+            hidden_ops: HiddenOps::new(ops.hidden),
             others,
             by_account_offsets,
             by_account: pairs.into_iter().map(|(_, t)| t).collect(),
@@ -357,15 +356,14 @@ mod tests {
             updated_at: 10,
             target: [1; 20],
             opcode: 1,
-            tag: "".into(),
         };
         let facts = crate::graph::notifications::ListOpFacts {
             listed: 5,
-            hidden: vec![(7, hidden)],
+            hidden: vec![(7, hidden, "".into())],
         };
         let lists = b.finish(ordinals, &perm, others, |id| id == 0, facts);
-        assert_eq!(lists.hidden_ops(7).len(), 1);
-        assert!(lists.hidden_ops(9).is_empty() && lists.hidden_ops(8).is_empty());
+        assert_eq!(lists.hidden_ops(7).count(), 1);
+        assert!(!lists.has_hidden_ops(9) && !lists.has_hidden_ops(8));
         // Final ids follow addresses: 0x..01 is 0, 0x..02 is 1, 0x..03 is 2.
         assert_eq!(n, 3);
         assert_eq!(lists.stats().list_count, 3);

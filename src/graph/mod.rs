@@ -54,6 +54,7 @@ mod build;
 mod discover;
 mod followers;
 mod hash;
+mod hidden_ops;
 mod intern;
 mod lists;
 pub mod live;

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use super::hidden_ops::HiddenOp;
 use super::intern::Interner;
 use super::lookup::TokenMap;
 use super::scatter::{row_offsets_par, scatter_row_pairs};
@@ -321,7 +322,7 @@ struct OpGroup {
     /// Ops of lists in `lists` (for `/stats`).
     listed: u64,
     /// The ops of lists in `lists` that are not visible, by list.
-    hidden: Vec<(u64, HiddenOp)>,
+    hidden: Vec<(u64, HiddenOp, Box<str>)>,
 }
 
 /// The notification index while account ids are provisional: rows by
@@ -359,19 +360,7 @@ impl NotificationsBuilder {
 /// visible (not a primary list's), by token then `seq`.
 pub(super) struct ListOpFacts {
     pub(super) listed: u64,
-    pub(super) hidden: Vec<(u64, HiddenOp)>,
-}
-
-/// An op of a list in `lists` that is not its user's primary list: no
-/// notification, kept whole (few) for a live index in which the list
-/// becomes primary (`live/notify.rs`).
-#[derive(Clone, Debug)]
-pub(super) struct HiddenOp {
-    pub(super) seq: u64,
-    pub(super) updated_at: i64,
-    pub(super) target: Address,
-    pub(super) opcode: u8,
-    pub(super) tag: Box<str>,
+    pub(super) hidden: Vec<(u64, HiddenOp, Box<str>)>,
 }
 
 /// The visible ops of `list_ops` in file order, targets and actors in
@@ -419,8 +408,8 @@ pub(super) fn scan_ops(
                             updated_at: o.updated_at,
                             target: o.target,
                             opcode: o.opcode,
-                            tag: o.tag.into(),
                         },
+                        o.tag.into(),
                     ));
                 }
                 return None;
@@ -470,11 +459,11 @@ pub(super) fn scan_ops(
     let mut tagged: Vec<(u32, u32)> = Vec::new();
     let mut base = 0u32;
     let listed_ops = groups.iter().map(|g| g.listed).sum();
-    let mut hidden: Vec<(u64, HiddenOp)> = groups
+    let mut hidden: Vec<(u64, HiddenOp, Box<str>)> = groups
         .iter_mut()
         .flat_map(|g| std::mem::take(&mut g.hidden))
         .collect();
-    hidden.sort_by_key(|(token, op)| (*token, op.seq));
+    hidden.sort_by_key(|(token, op, _)| (*token, op.seq));
     for g in groups {
         tagged.extend(g.tagged.iter().map(|&(i, tag)| (base + i, tag)));
         base += g.kept;

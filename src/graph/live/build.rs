@@ -88,10 +88,7 @@ impl Builder<'_> {
         let lists = &self.g.base.lists;
         let may_join = self.c.lists.keys().chain(self.c.primary.values().flatten());
         for &l in may_join {
-            lists
-                .hidden_ops(l)
-                .iter()
-                .for_each(|(_, op)| note(&op.target));
+            lists.hidden_ops(l).for_each(|(op, _)| note(&op.target));
         }
         let out = &mut self.out;
         out.base_accounts = base.len() as u32;

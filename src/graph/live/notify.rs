@@ -79,7 +79,7 @@ pub(super) fn rows(
             (Some(_), None) => {
                 dropped.insert(l);
             }
-            (None, Some(b)) if !base.lists.hidden_ops(l).is_empty() => {
+            (None, Some(b)) if base.lists.has_hidden_ops(l) => {
                 joined.insert(l, b);
             }
             _ => {}
@@ -100,7 +100,7 @@ pub(super) fn rows(
     // The base ops of lists that became primary, by target.
     let mut joins: BTreeMap<AccountId, Vec<(Key, Notification)>> = BTreeMap::new();
     for (&l, &actor) in &joined {
-        for (_, op) in base.lists.hidden_ops(l) {
+        for (op, tag) in base.lists.hidden_ops(l) {
             // Noted by `Builder::new_accounts` (never missing; a deferral
             // rather than a panic if it were).
             let known = base.accounts.id(&op.target);
@@ -112,7 +112,7 @@ pub(super) fn rows(
                 actor,
                 opcode: op.opcode,
                 tag_id: if op.opcode >= OP_TAG {
-                    tags.tag(g, &op.tag)
+                    tags.tag(g, tag)
                 } else {
                     0
                 },
