@@ -85,7 +85,7 @@ fn label_of_name(name: &str) -> String {
     }
 }
 
-/// The document for `payload`, `label` and `avatar` (an URL to draw, or
+/// The document for `payload`, `label` and `avatar` (a URL to draw, or
 /// none).
 pub fn draw(payload: &str, label: &str, avatar: Option<&str>, out: &mut String) {
     // Payloads are bounded by `MAX_PREFIX_BYTES`, far below what level H
