@@ -230,13 +230,13 @@ fn check(snap: &Snap, reqs: &[Req]) -> Result<(), TestCaseError> {
 /// test by a fifth (tests/integration/qr.rs decodes every answer of its
 /// own); the label and the avatar are read in every one.
 fn qr_reading(svg: &str, decode: bool) -> Value {
-    let (label, href) = crate::support::read_qr_text(svg);
-    let mut reading = serde_json::json!({"label": label, "avatar": href});
     if decode {
-        let payload = crate::support::read_qr(svg).payload;
-        reading = serde_json::json!({"payload": payload, "label": label, "avatar": href});
+        let seen = crate::support::read_qr(svg);
+        serde_json::json!({"payload": seen.payload, "label": seen.label, "avatar": seen.href})
+    } else {
+        let (label, href) = crate::support::read_qr_text(svg);
+        serde_json::json!({"label": label, "avatar": href})
     }
-    reading
 }
 
 /// The engine's answer to `target` (under `/api/v1`, query included).
