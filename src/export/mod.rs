@@ -13,6 +13,7 @@
 mod copy;
 mod ens;
 mod error;
+pub mod locations;
 mod overrides;
 mod recommended;
 pub mod reread;

@@ -2,13 +2,15 @@
 //! position, what each touches, and those entities re-read whole through
 //! the export's own mapping (`source.rs`, restricted by [`Only`]
 //! predicates), all inside the caller's `REPEATABLE READ, READ ONLY`
-//! transaction. Nothing here holds state between polls.
+//! transaction. The one thing kept between polls, which lists each
+//! storage location holds, is the caller's (`locations.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use tokio_postgres::Client;
 
 use super::error::ExportError;
+use super::locations::ListLocations;
 use super::sink::TableSink;
 use super::source::{self, position_of, ListIndex, Only};
 pub use super::source::{Lsl, OpKey};
@@ -187,6 +189,9 @@ pub struct Reread {
     pub ops: Vec<(OpRow, OpKey)>,
     /// Lists whose ops were read again whole.
     pub rescanned: BTreeMap<u64, Vec<(OpRow, OpKey)>>,
+    /// Where each re-read list is now (`None`: no location, or no such
+    /// list), for [`ListLocations::set`].
+    pub located: Vec<(u64, Option<Lsl>)>,
 }
 
 /// A slot as the indexer may store it, as `bytea` literals: its raw 32
@@ -199,23 +204,60 @@ fn slot_literals(slot: &[u8; 32]) -> [String; 2] {
     ]
 }
 
-/// The SQL pairs `(chain, slot)` for storage locations, matching a slot
-/// stored as raw bytes or as the ASCII of its `0x` hex.
-fn slot_pairs(locations: &BTreeSet<(i64, Address, [u8; 32])>) -> String {
-    let pairs: Vec<String> = locations
-        .iter()
-        .flat_map(|(chain, _, slot)| slot_literals(slot).map(|l| format!("({chain}, {l})")))
-        .collect();
-    pairs.join(", ")
+fn lsl_of(&(chain_id, contract, slot): &(i64, Address, [u8; 32])) -> Lsl {
+    Lsl {
+        chain_id,
+        contract,
+        slot,
+    }
 }
 
-/// The slots of `locations`, in both encodings, as `bytea` literals.
-fn slot_list(locations: &BTreeSet<(i64, Address, [u8; 32])>) -> String {
-    let slots: Vec<String> = locations
+/// The NFT chains and contracts `efp_lists` stores (its key's prefix),
+/// by a loose index scan: one probe each.
+async fn list_keys(client: &Client) -> Result<(Vec<i64>, Vec<String>), ExportError> {
+    let rows = client
+        .query(
+            "WITH RECURSIVE c AS ( \
+               (SELECT nft_chain_id, nft_contract_address FROM efp_lists \
+                ORDER BY nft_chain_id, nft_contract_address LIMIT 1) \
+               UNION ALL \
+               SELECT n.nft_chain_id, n.nft_contract_address FROM c, LATERAL \
+                (SELECT nft_chain_id, nft_contract_address FROM efp_lists t \
+                 WHERE (t.nft_chain_id, t.nft_contract_address) \
+                     > (c.nft_chain_id, c.nft_contract_address) \
+                 ORDER BY nft_chain_id, nft_contract_address LIMIT 1) n) \
+             SELECT DISTINCT nft_chain_id, nft_contract_address::text FROM c",
+            &[],
+        )
+        .await
+        .map_err(ExportError::sql("efp_lists"))?;
+    let mut chains: Vec<i64> = rows.iter().map(|r| r.get(0)).collect();
+    let mut contracts: Vec<String> = rows.iter().map(|r| r.get(1)).collect();
+    chains.sort_unstable();
+    chains.dedup();
+    contracts.sort_unstable();
+    contracts.dedup();
+    Ok((chains, contracts))
+}
+
+/// The lists `tokens` of `efp_lists`, as a predicate its primary key
+/// answers (every stored chain and contract: a token stored under two
+/// is read under both, and the export's rule picks one).
+fn by_key((chains, contracts): &(Vec<i64>, Vec<String>), tokens: &BTreeSet<u64>) -> String {
+    if chains.is_empty() || tokens.is_empty() {
+        return "FALSE".into();
+    }
+    let texts = contracts
         .iter()
-        .flat_map(|(_, _, slot)| slot_literals(slot))
-        .collect();
-    slots.join(", ")
+        .map(|c| format!("'{}'", c.replace('\'', "''")));
+    format!(
+        "nft_chain_id = ANY(ARRAY[{}]::int8[]) AND \
+         nft_contract_address::text = ANY(ARRAY[{}]::text[]) AND \
+         token_id = ANY(ARRAY[{}]::int8[])",
+        list_of(chains),
+        list_of(texts),
+        list_of(tokens)
+    )
 }
 
 /// The rows of `table` (keyed `(chain_id, contract_address, slot, …)`)
@@ -295,41 +337,37 @@ fn tokens_at(index: &ListIndex, location: &(i64, Address, [u8; 32])) -> Vec<u64>
 pub async fn reread(
     client: &Client,
     touched: &Touched,
+    known: &ListLocations,
     skips: &mut Skips,
 ) -> Result<Reread, ExportError> {
     let mut out = Reread::default();
-    // 1. The lists: those named, and every list at a touched location;
-    // their own locations join the touched ones.
+    // 1. The lists: those named, and every list at a touched location
+    // (`known` says which); their own locations join the touched ones,
+    // and the lists there, until no list is new. Read by their key.
     let mut locations = touched.locations.clone();
     let mut tokens = touched.lists.clone();
-    let by_token = |tokens: &BTreeSet<u64>| format!("token_id IN ({})", list_of(tokens));
-    // The hashed `= ANY` keeps the scan of `efp_lists` linear in its rows
-    // (a row-valued IN is tested pair by pair).
-    let by_location = |l: &BTreeSet<_>| {
-        format!(
-            "(list_storage_location_slot = ANY(ARRAY[{}]::bytea[]) AND \
-             (list_storage_location_chain_id, list_storage_location_slot) IN ({}))",
-            slot_list(l),
-            slot_pairs(l)
-        )
-    };
-    let lists_where =
-        |tokens: &BTreeSet<u64>, l: &BTreeSet<_>| match (tokens.is_empty(), l.is_empty()) {
-            (true, true) => None,
-            (false, true) => Some(by_token(tokens)),
-            (true, false) => Some(by_location(l)),
-            (false, false) => Some(format!("{} OR {}", by_token(tokens), by_location(l))),
-        };
-    let Some(first) = lists_where(&tokens, &locations) else {
-        return primary_lists(client, touched, skips, out).await;
-    };
-    let mut ignored = Skips::default();
-    let index = source::lists(client, None, &mut ignored, Only(Some(&first)), Only::ALL).await?;
-    for (lsl, at) in index.iter() {
-        locations.insert((lsl.chain_id, lsl.contract, lsl.slot));
-        tokens.extend(at);
+    for l in &locations {
+        known.tokens_at(&lsl_of(l), &mut tokens);
     }
-    let lists_sql = lists_where(&tokens, &locations).expect("not empty");
+    if tokens.is_empty() && locations.is_empty() {
+        return primary_lists(client, touched, skips, out).await;
+    }
+    let keys = list_keys(client).await?;
+    let mut asked: BTreeSet<u64> = BTreeSet::new();
+    let mut ignored = Skips::default();
+    while tokens.len() > asked.len() {
+        let new: BTreeSet<u64> = tokens.difference(&asked).copied().collect();
+        let sql = by_key(&keys, &new);
+        let index = source::lists(client, None, &mut ignored, Only(Some(&sql)), Only::ALL).await?;
+        asked.extend(new);
+        for (lsl, at) in index.iter() {
+            if locations.insert((lsl.chain_id, lsl.contract, lsl.slot)) {
+                known.tokens_at(&lsl, &mut tokens);
+            }
+            tokens.extend(at);
+        }
+    }
+    let lists_sql = by_key(&keys, &tokens);
     let roles_sql = if locations.is_empty() {
         None
     } else {
@@ -347,6 +385,11 @@ pub async fn reread(
     for &token in &tokens {
         out.lists.insert(token, ListState::default());
     }
+    let mut at: BTreeMap<u64, Lsl> = BTreeMap::new();
+    for (lsl, there) in index.iter() {
+        at.extend(there.into_iter().map(|t| (t, lsl)));
+    }
+    out.located = tokens.iter().map(|t| (*t, at.get(t).copied())).collect();
     for row in sink.into_rows().lists {
         let token = row.token_id;
         out.lists.entry(token).or_default().row = Some(row);
@@ -496,12 +539,9 @@ mod tests {
 
     #[test]
     fn slots_match_both_encodings() {
-        let mut l = BTreeSet::new();
-        l.insert((8453, [0u8; 20], [0xab; 32]));
-        let sql = slot_pairs(&l);
-        assert!(sql.contains(&format!("(8453, '\\x{}'::bytea)", "ab".repeat(32))));
-        assert!(sql.contains(&faster_hex::hex_string(
-            format!("0x{}", "ab".repeat(32)).as_bytes()
-        )));
+        let [raw, text] = slot_literals(&[0xab; 32]);
+        assert_eq!(raw, format!("'\\x{}'::bytea", "ab".repeat(32)));
+        let hex = faster_hex::hex_string(format!("0x{}", "ab".repeat(32)).as_bytes());
+        assert_eq!(text, format!("'\\x{hex}'::bytea"));
     }
 }

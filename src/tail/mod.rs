@@ -20,9 +20,10 @@
 //! Cost per poll: one index probe per chain for the positions, the
 //! events of the lookback window, primary-key lookups for the records,
 //! tags and roles at the touched storage locations (the tables' stored
-//! contract spellings found by a loose index scan), and one scan of
-//! `efp_lists` (it has no index by token id alone nor by location) for
-//! the touched lists. A list's op history is read again (one scan of
+//! contract spellings found by a loose index scan), and key lookups in
+//! `efp_lists` for the touched lists (those at a location found in
+//! `export::locations`, read once, one scan of `efp_lists`, when the
+//! tail first needs it). A list's op history is read again (one scan of
 //! `events`) only when its storage location is set or moved, or an op
 //! may already be in the base. A live index costs what its module doc
 //! says (milliseconds); a compaction a load of the base's rows plus a

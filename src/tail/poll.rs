@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tokio_postgres::Client;
 
+use crate::export::locations::ListLocations;
 use crate::export::reread::{self, Event, Touch, Touched};
 use crate::export::Skips;
 use crate::snapshot::Position;
@@ -26,12 +27,13 @@ pub(super) async fn poll_once(
     positions: Option<&BTreeMap<i64, Position>>,
     base_positions: &BTreeMap<i64, Position>,
     applied: &BTreeMap<i64, BTreeSet<Position>>,
+    known: &mut Option<ListLocations>,
 ) -> Result<PollDone, String> {
     if client.is_none() {
         *client = Some(crate::pg::connect(&options.database_url, "followgraph-tail").await?);
     }
     let c = client.as_ref().expect("connected");
-    let result = poll_in_transaction(c, options, positions, base_positions, applied).await;
+    let result = poll_in_transaction(c, options, positions, base_positions, applied, known).await;
     if result.is_err() {
         // A failed transaction leaves nothing behind: the next poll
         // connects again.
@@ -46,6 +48,7 @@ async fn poll_in_transaction(
     positions: Option<&BTreeMap<i64, Position>>,
     base_positions: &BTreeMap<i64, Position>,
     applied: &BTreeMap<i64, BTreeSet<Position>>,
+    known: &mut Option<ListLocations>,
 ) -> Result<PollDone, String> {
     let timeout_ms = options.statement_timeout.as_millis().min(i32::MAX as u128);
     c.batch_execute(&format!(
@@ -126,15 +129,31 @@ async fn poll_in_transaction(
         }
     }
     if !touched.is_empty() {
+        // Read in this transaction, the locations hold what its events
+        // did; later moves come with the re-reads of later polls.
+        if known.is_none() && !(touched.locations.is_empty() && touched.lists.is_empty()) {
+            *known = Some(ListLocations::read(c).await.map_err(|e| e.to_string())?);
+        }
+        let empty = ListLocations::default();
         done.reread = Some(
-            reread::reread(c, &touched, &mut done.skips)
-                .await
-                .map_err(|e| e.to_string())?,
+            reread::reread(
+                c,
+                &touched,
+                known.as_ref().unwrap_or(&empty),
+                &mut done.skips,
+            )
+            .await
+            .map_err(|e| e.to_string())?,
         );
     }
     c.batch_execute("COMMIT")
         .await
         .map_err(|e| crate::pg::describe(&e))?;
+    if let (Some(known), Some(reread)) = (known.as_mut(), &done.reread) {
+        for (token, lsl) in &reread.located {
+            known.set(*token, lsl.as_ref());
+        }
+    }
     // Positions never move backwards.
     for (chain, p) in positions {
         let entry = done.positions.entry(*chain).or_insert(*p);

@@ -11,6 +11,7 @@ use tokio_postgres::Client;
 
 use super::compaction::{self, BaseRows, Built, Compaction, Job};
 use super::{lock, Overlay, Shared, FIRST_BACKOFF, FRESH_POLL_SPACING, MAX_BACKOFF};
+use crate::export::locations::ListLocations;
 use crate::graph::Graph;
 use crate::live::{now_ms, retire, Live, Origin};
 use crate::snapshot::{Position, SnapshotError, SnapshotErrorKind};
@@ -66,6 +67,8 @@ struct State {
     /// them is read again with its list's history, never appended twice.
     base_positions: BTreeMap<i64, Position>,
     applied: BTreeMap<i64, BTreeSet<Position>>,
+    /// Which lists each storage location holds (read when first needed).
+    locations: Option<ListLocations>,
     overlay: Overlay,
     base: Option<BaseRows>,
     /// The base's graph (no live index): what live indexes lie over.
@@ -112,6 +115,7 @@ pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64)
         positions: None,
         base_positions: BTreeMap::new(),
         applied: BTreeMap::new(),
+        locations: None,
         overlay: Overlay::default(),
         base: None,
         base_graph: None,
@@ -396,6 +400,7 @@ impl State {
             self.positions.as_ref(),
             &self.base_positions,
             &self.applied,
+            &mut self.locations,
         ));
         self.shared
             .counters
