@@ -376,8 +376,8 @@ impl Graph {
     /// The account's followers count now (blocked and muted included).
     #[inline]
     pub fn followers_count(&self, id: AccountId) -> u32 {
-        if let Some(c) = self.live().and_then(|l| l.counts(id)) {
-            return c.followers;
+        if let Some(n) = self.live().and_then(|l| l.followers_count(id)) {
+            return n;
         }
         self.compacted_followers_count(id)
     }
@@ -588,9 +588,17 @@ impl Graph {
         }
     }
     /// This graph's base with the tail's entities on top (a live index
-    /// `self` holds is replaced).
-    pub fn with_live(&self, changes: &live::Changes<'_>) -> Result<Graph, live::NotLive> {
-        let live = LiveIndex::build(self, changes)?;
+    /// `self` holds is replaced). `prev`: a graph over the same base whose
+    /// live index may share its unchanged parts (ignored otherwise).
+    pub fn with_live(
+        &self,
+        changes: &live::Changes<'_>,
+        prev: Option<&Graph>,
+    ) -> Result<Graph, live::NotLive> {
+        let prev = prev
+            .filter(|p| std::sync::Arc::ptr_eq(&p.base, &self.base))
+            .and_then(Graph::live);
+        let live = LiveIndex::build(self, changes, prev)?;
         Ok(Graph {
             live: Some(std::sync::Arc::new(live)),
             ..self.base_only()

@@ -244,54 +244,80 @@ impl NotificationIndex {
 }
 
 /// Whole notification rows of a few accounts, made outside a load (the
-/// live index, `live/`): the same stored form as [`NotificationIndex`].
+/// live index, `live/`): the same stored form as [`NotificationIndex`],
+/// a row apiece, so that the next live index can share the rows it does
+/// not change.
 #[derive(Default)]
 pub(super) struct NotificationRows {
-    rows: super::FastMap<AccountId, (u32, u32)>,
+    rows: super::FastMap<AccountId, Arc<NotificationRow>>,
+}
+
+/// One account's notifications, newest first.
+pub(super) struct NotificationRow {
     ops: Vec<StoredOp>,
+    /// (index in `ops`, tag id) of the tag and untag ops.
     tags: Vec<(u32, u32)>,
 }
 
-impl NotificationRows {
-    /// `rows`: each account's notifications, newest first.
-    pub(super) fn new(rows: impl Iterator<Item = (AccountId, Vec<Notification>)>) -> Self {
-        let mut out = NotificationRows::default();
-        for (id, row) in rows {
-            let start = out.ops.len() as u32;
-            for n in row {
-                if n.opcode >= OP_TAG {
-                    out.tags.push((out.ops.len() as u32, n.tag_id));
-                }
-                out.ops.push(StoredOp {
-                    updated_at: n.updated_at,
-                    actor_op: n.actor | (u32::from(n.opcode) << ACTOR_BITS),
-                });
+impl NotificationRow {
+    pub(super) fn new(row: Vec<Notification>) -> Arc<Self> {
+        let mut out = NotificationRow {
+            ops: Vec::with_capacity(row.len()),
+            tags: Vec::new(),
+        };
+        for n in row {
+            if n.opcode >= OP_TAG {
+                out.tags.push((out.ops.len() as u32, n.tag_id));
             }
-            out.rows.insert(id, (start, out.ops.len() as u32));
+            out.ops.push(StoredOp {
+                updated_at: n.updated_at,
+                actor_op: n.actor | (u32::from(n.opcode) << ACTOR_BITS),
+            });
         }
-        out
+        Arc::new(out)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.ops.capacity() * std::mem::size_of::<StoredOp>() + self.tags.capacity() * 8
+    }
+}
+
+impl NotificationRows {
+    pub(super) fn new(rows: impl Iterator<Item = (AccountId, Arc<NotificationRow>)>) -> Self {
+        NotificationRows {
+            rows: rows.collect(),
+        }
     }
 
     /// The account's row, if this holds one.
     #[inline]
     pub(super) fn of(&self, id: AccountId) -> Option<Notifications<'_>> {
-        let &(a, b) = self.rows.get(&id)?;
+        let row = self.rows.get(&id)?;
         Some(Notifications {
-            base: a as usize,
-            ops: &self.ops[a as usize..b as usize],
-            tags: &self.tags,
+            base: 0,
+            ops: &row.ops,
+            tags: &row.tags,
             added: &[],
         })
+    }
+
+    /// The account's row as stored, to share.
+    pub(super) fn row(&self, id: AccountId) -> Option<&Arc<NotificationRow>> {
+        self.rows.get(&id)
     }
 
     pub(super) fn len(&self) -> usize {
         self.rows.len()
     }
 
+    /// Heap bytes, a shared row counted whole.
     pub(super) fn heap_bytes(&self) -> usize {
-        self.rows.capacity() * 13
-            + self.ops.capacity() * std::mem::size_of::<StoredOp>()
-            + self.tags.capacity() * 8
+        self.rows.capacity() * 17
+            + self
+                .rows
+                .values()
+                .map(|r| 48 + r.heap_bytes())
+                .sum::<usize>()
     }
 }
 

@@ -360,8 +360,12 @@ impl State {
         };
         let started = Instant::now();
         let changes = self.overlay.changes();
-        let built =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| base.with_live(&changes)));
+        let served = self.live.current();
+        let prev = served.as_ref().map(|s| &s.graph);
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            base.with_live(&changes, prev)
+        }));
+        drop(served);
         drop(changes);
         self.shared
             .counters

@@ -3,15 +3,18 @@
 //! primary-list row) affect, their following rows, the followers and
 //! counts of every account those rows name or named, the lists by role,
 //! and the notifications (`notify.rs`). Every step reads the base's
-//! indexes directly, never a previous live index: a build depends only
-//! on the base and the entities, so the tail builds it again whole after
-//! each poll.
+//! indexes directly: a build depends only on the base and the entities,
+//! so the tail builds it again after each poll. What a hub costs (its
+//! followers' orders, its notification row) is shared with the previous
+//! build over the same base where its inputs are the same, so a poll
+//! pays for what it changed; new account ids and tag ids carry over from
+//! that build so that equal inputs compare equal.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::{Changes, LiveFollowers, LiveIndex, LiveList, LiveRow, LiveTags, NotLive};
-use crate::graph::query::sorted_intersection_by;
 use crate::graph::{AccountId, FollowerIndex, Graph, OwnRecords, Record, RecordRow};
 use crate::graph::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
 use crate::snapshot::{Address, ListState};
@@ -20,14 +23,20 @@ pub(super) const ZERO: Address = [0; 20];
 
 impl LiveIndex {
     /// The live index of `changes` over `g`'s base (a live index `g` may
-    /// hold is ignored).
-    pub fn build(g: &Graph, changes: &Changes<'_>) -> Result<LiveIndex, NotLive> {
+    /// hold is ignored). `prev`: the previous build over the same base,
+    /// whose unchanged parts are shared.
+    pub fn build(
+        g: &Graph,
+        changes: &Changes<'_>,
+        prev: Option<&LiveIndex>,
+    ) -> Result<LiveIndex, NotLive> {
         let mut b = Builder {
             g,
             c: changes,
+            prev,
             out: LiveIndex::default(),
         };
-        b.out.tags = LiveTags::over(g);
+        b.out.tags = prev.map_or_else(|| LiveTags::over(g), |p| p.tags.clone());
         b.new_accounts();
         b.lists();
         let (primary_affected, role_affected) = b.affected();
@@ -36,9 +45,10 @@ impl LiveIndex {
         b.followers();
         b.lists_of(&role_affected);
         let mut tags = std::mem::take(&mut b.out.tags);
-        let (rows, added) = super::notify::rows(g, changes, &b.out, &mut tags)?;
+        let (rows, added, memo) = super::notify::rows(g, changes, &b.out, &mut tags, prev)?;
         b.out.notifications = rows;
         b.out.added_ops = added;
+        b.out.notify_memo = memo;
         b.out.tags = tags;
         b.out.entities = changes.lists.len() + changes.primary.len();
         Ok(b.out)
@@ -48,6 +58,7 @@ impl LiveIndex {
 struct Builder<'a> {
     g: &'a Graph,
     c: &'a Changes<'a>,
+    prev: Option<&'a LiveIndex>,
     out: LiveIndex,
 }
 
@@ -60,8 +71,8 @@ impl Builder<'_> {
         }
     }
 
-    /// Ids after the base's, in address order, for every address an
-    /// entity names that the base lacks, and their order keys.
+    /// Ids after the base's, in the order first seen, for every address
+    /// an entity names that the base lacks, and their order keys.
     fn new_accounts(&mut self) {
         let base = &self.g.base.accounts;
         let mut new: BTreeSet<Address> = BTreeSet::new();
@@ -92,18 +103,32 @@ impl Builder<'_> {
         }
         let out = &mut self.out;
         out.base_accounts = base.len() as u32;
+        // The previous build's ids stay (its rows are shared); the new
+        // ones follow.
+        if let Some(p) = self.prev {
+            out.new_accounts.clone_from(&p.new_accounts);
+            out.new_ids.clone_from(&p.new_ids);
+        }
+        for a in new {
+            if !out.new_ids.contains_key(&a) {
+                let id = out.base_accounts + out.new_accounts.len() as u32;
+                out.new_ids.insert(a, id);
+                out.new_accounts.push(a);
+            }
+        }
+        let mut order: Vec<usize> = (0..out.new_accounts.len()).collect();
+        order.sort_unstable_by_key(|&i| out.new_accounts[i]);
         let addresses = base.addresses();
+        out.new_keys = vec![0; order.len()];
         let mut last: Option<(usize, u64)> = None;
-        for (i, a) in new.into_iter().enumerate() {
-            let at = addresses.partition_point(|b| b < &a);
+        for i in order {
+            let at = addresses.partition_point(|b| b < &out.new_accounts[i]);
             let rank = match last {
                 Some((p, r)) if p == at => r + 1,
                 _ => 0,
             };
             last = Some((at, rank));
-            out.new_keys.push(((at as u64) << 32) | rank);
-            out.new_ids.insert(a, out.base_accounts + i as u32);
-            out.new_accounts.push(a);
+            out.new_keys[i] = ((at as u64) << 32) | rank;
         }
     }
 
@@ -301,7 +326,13 @@ impl Builder<'_> {
         for t in touched {
             let mut adds = added.remove(&t).unwrap_or_default();
             adds.sort_unstable_by_key(|a| a.0);
-            let drops = dropped.remove(&t).unwrap_or_default();
+            let mut drops = dropped.remove(&t).unwrap_or_default();
+            drops.sort_unstable_by_key(|d| d.0);
+            let prev = self.prev.and_then(|p| p.followers.get(&t));
+            if let Some(same) = prev.filter(|f| f.adds == adds && f.drops == drops) {
+                done.push((t, same.clone()));
+                continue;
+            }
             // The base followers of t whose row changed: they leave every
             // order (those that still follow t come back with `adds`). A
             // hub's orders are copied once each, and each follower checked
@@ -337,16 +368,11 @@ impl Builder<'_> {
                 &new,
                 |x| (Reverse(self.base_counts(x).followers), key(x)),
             );
-            let mut c = self.base_counts(t);
-            let mut hidden = base.stats.hidden_followers(t);
-            c.followers = by_address.len() as u32;
-            let flags = |set: u32| self.out.tags.flags(self.g, set);
-            for (_, r) in &drops {
-                tally(&mut c, &mut hidden, flags(r.tagset), false);
-            }
-            for (_, r) in &adds {
-                tally(&mut c, &mut hidden, flags(r.tagset), true);
-            }
+            // Followers whose record hides them (`block`, `mute`).
+            let hides = |r: &Record| self.out.tags.flags(self.g, r.tagset) & HIDING != 0;
+            let hidden = (base.stats.hidden_followers(t)
+                + adds.iter().filter(|(_, r)| hides(r)).count() as u32)
+                .saturating_sub(drops.iter().filter(|(_, r)| hides(r)).count() as u32);
             // The base's taggers of t but those that left (`gone`), then
             // the added records with tags.
             let gone_tagged: BTreeSet<&Address> = drops
@@ -366,51 +392,17 @@ impl Builder<'_> {
                 .collect();
             tagged.sort_unstable_by_key(|&(x, _)| key(x));
             let followers = LiveFollowers {
+                adds,
+                drops,
                 latest,
                 by_count,
                 by_address,
                 hidden,
                 tagged,
             };
-            done.push((t, c, followers));
+            done.push((t, Arc::new(followers)));
         }
-        for (t, c, followers) in done {
-            self.out.counts.insert(t, c);
-            self.out.followers.insert(t, followers);
-        }
-        let following: Vec<(AccountId, u32)> = self
-            .out
-            .following
-            .iter()
-            .map(|(&f, row)| (f, row.targets.len() as u32))
-            .collect();
-        for (f, n) in following {
-            let base_counts = self.base_counts(f);
-            self.out.counts.entry(f).or_insert(base_counts).following = n;
-        }
-        // Mutuals change only where a following row or a follower set did.
-        let key = |x: AccountId| self.out.key(x);
-        let mut mutuals = Vec::with_capacity(self.out.counts.len());
-        for &x in self.out.counts.keys() {
-            let following = self
-                .out
-                .following
-                .get(&x)
-                .map_or(base.records.following_of(x).0, |r| &r.targets[..]);
-            let followers = self.out.followers.get(&x).map_or_else(
-                || self.base_followers(x, FollowerIndex::by_address),
-                |f| &f.by_address[..],
-            );
-            mutuals.push((
-                x,
-                sorted_intersection_by(following, followers, key).count() as u32,
-            ));
-        }
-        for (x, m) in mutuals {
-            if let Some(c) = self.out.counts.get_mut(&x) {
-                c.mutuals = m;
-            }
-        }
+        self.out.followers.extend(done);
     }
 
     /// Each role-affected account's lists: the base's but the live ones,
@@ -440,22 +432,7 @@ impl Builder<'_> {
     }
 }
 
-/// Counts one record of an account in (`add`) or out: its `block` and
-/// `top8` counts and its followers hidden by `block` or `mute`.
-fn tally(c: &mut crate::graph::ranks::Counts, hidden: &mut u32, flags: u8, add: bool) {
-    let step = |n: &mut u32| {
-        *n = if add { *n + 1 } else { n.saturating_sub(1) };
-    };
-    if flags & FLAG_BLOCK != 0 {
-        step(&mut c.blocks);
-    }
-    if flags & FLAG_TOP8 != 0 {
-        step(&mut c.top8);
-    }
-    if flags & (FLAG_BLOCK | FLAG_MUTE) != 0 {
-        step(hidden);
-    }
-}
+const HIDING: u8 = FLAG_BLOCK | FLAG_MUTE;
 
 /// `v` (ordered by `key`) with `new` (absent from it) inserted in
 /// order: a binary search each, then one pass that copies `v` in the

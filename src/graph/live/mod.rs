@@ -10,10 +10,10 @@
 //!   to the live lists and primary-list rows), its following row when it
 //!   differs from the base's, its lists by role;
 //! - the followers of every account a changed following row names (or
-//!   named), in the base's three orders, and the live counts (followers,
-//!   following, mutuals, blocks, top8, hidden followers) of those
-//!   accounts. Orders by a count use the base's counts: they are
-//!   compacted values, as are ranks, the leaderboard and `/stats`;
+//!   named), in the base's three orders, their count and how many of
+//!   them are hidden (`block`, `mute`). Every other count (following
+//!   comes from the row), orders by a count and ranks are the base's:
+//!   compacted values, as are the leaderboard and `/stats`;
 //! - tag texts and sets the base does not know (ids after the base's);
 //! - the new ops of each account that gained some, placed in its base
 //!   row (read through `Notifications`, the base row not copied), and
@@ -34,13 +34,16 @@
 //! accounts whose record by one of them differs from the base's, with d
 //! followers on average, and n notification rows rewritten whole, of o
 //! ops, which only primary-list switches and user changes cause): built
-//! whole after each changing poll in O(r log r + f·row + t·d + n·o) plus, for
-//! the rare lists whose ops become hidden at once (a primary-list
-//! switch), one scan of the base's ops; memory O(r + t·d + n·o). It grows
-//! with what is held since the base, so a compaction bounds it; at a
-//! million accounts the hubs among the t and n (hundreds of thousands of
-//! followers or ops each) dominate it. Requests pay one hash probe per
-//! accessor while the index is not empty, nothing once compacted.
+//! after each changing poll in O(r log r + f·row) plus, for the t and n
+//! whose inputs changed since the previous build over the same base
+//! (after a compaction: all of them), O(t·d + n·o); the others are
+//! shared with that build (its `Arc`s), their inputs compared. The rare
+//! lists whose ops become hidden at once (a primary-list switch) add one
+//! scan of the base's ops per new actor. Memory O(r + t·d + n·o), shared
+//! parts counted in each index that holds them. It grows with what is
+//! held since the base, so a compaction bounds it. Requests pay one hash
+//! probe per accessor while the index is not empty, nothing once
+//! compacted.
 
 mod build;
 mod notify;
@@ -48,8 +51,8 @@ mod notify;
 mod tests;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use super::ranks::Counts;
 use super::{AccountId, FastMap, Record, RecordRow};
 use crate::snapshot::{Address, ListState, OpRow};
 
@@ -141,9 +144,14 @@ impl LiveRow {
 }
 
 /// An account's followers in the base's three orders, and who of them
-/// tagged it.
+/// tagged it, with what they were made of: the records of changed
+/// following rows that name it and the base records those rows had
+/// (follower ascending). The next build over the same base shares an
+/// entry whose records are the same.
 #[derive(Debug, Default)]
 struct LiveFollowers {
+    adds: Vec<(AccountId, Record)>,
+    drops: Vec<(AccountId, Record)>,
     latest: Vec<AccountId>,
     by_count: Vec<AccountId>,
     by_address: Vec<AccountId>,
@@ -153,8 +161,9 @@ struct LiveFollowers {
     tagged: Vec<(AccountId, u32)>,
 }
 
-/// Tag texts and sets beyond the base's (ids continue the base's).
-#[derive(Debug, Default)]
+/// Tag texts and sets beyond the base's (ids continue the base's; the
+/// next build over the same base starts from these, so ids stay).
+#[derive(Clone, Debug, Default)]
 struct LiveTags {
     base_texts: u32,
     base_sets: u32,
@@ -170,8 +179,8 @@ struct LiveTags {
 pub struct LiveIndex {
     /// The base's accounts: ids below are the base's.
     base_accounts: u32,
-    /// The accounts the base lacks, address ascending: ids from
-    /// `base_accounts` on.
+    /// The accounts the base lacks (and the previous builds over the same
+    /// base lacked), in the order first seen: ids from `base_accounts` on.
     new_accounts: Vec<Address>,
     new_ids: FastMap<Address, AccountId>,
     /// Each new account's order key.
@@ -179,11 +188,11 @@ pub struct LiveIndex {
     lists: FastMap<u64, LiveList>,
     primary: FastMap<AccountId, Option<u64>>,
     following: FastMap<AccountId, LiveRow>,
-    followers: FastMap<AccountId, LiveFollowers>,
-    counts: FastMap<AccountId, Counts>,
+    followers: FastMap<AccountId, Arc<LiveFollowers>>,
     lists_of: FastMap<AccountId, Vec<u64>>,
     tags: LiveTags,
     notifications: super::notifications::NotificationRows,
+    notify_memo: notify::Memo,
     /// The new ops of rows that only gain some, with their places.
     added_ops: notify::AddedOps,
     /// Entities held (lists and accounts), for `/snapshot`.
@@ -285,8 +294,9 @@ impl LiveIndex {
     pub(super) fn tagged_by(&self, t: AccountId) -> Option<&[(AccountId, u32)]> {
         self.followers.get(&t).map(|f| &f.tagged[..])
     }
-    pub(super) fn counts(&self, id: AccountId) -> Option<Counts> {
-        self.counts.get(&id).copied()
+    /// The live followers count (blocked and muted included).
+    pub(super) fn followers_count(&self, id: AccountId) -> Option<u32> {
+        self.followers.get(&id).map(|f| f.by_address.len() as u32)
     }
     pub(super) fn lists_of(&self, id: AccountId) -> Option<&[u64]> {
         self.lists_of.get(&id).map(|v| &v[..])
@@ -341,13 +351,14 @@ impl LiveIndex {
                 .followers
                 .values()
                 .map(|f| {
-                    slot(112)
+                    slot(8)
+                        + 200
                         + (f.latest.capacity() + f.by_count.capacity() + f.by_address.capacity())
                             * 4
                         + f.tagged.capacity() * 8
+                        + (f.adds.capacity() + f.drops.capacity()) * 24
                 })
                 .sum::<usize>()
-            + self.counts.capacity() * slot(24)
             + self
                 .lists_of
                 .values()
@@ -366,6 +377,7 @@ impl LiveIndex {
                 .map(|s| s.len() * 8 + 32)
                 .sum::<usize>()
             + self.notifications.heap_bytes()
+            + self.notify_memo.heap_bytes()
             + self
                 .added_ops
                 .values()

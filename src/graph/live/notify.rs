@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::Changes;
 use super::{LiveIndex, NotLive};
-use crate::graph::notifications::{Notification, NotificationRows};
+use crate::graph::notifications::{Notification, NotificationRow, NotificationRows};
 use crate::graph::{AccountId, FastMap, Graph};
 use crate::snapshot::{Address, OpRow, OP_TAG};
 
@@ -29,13 +29,40 @@ pub(super) type AddedOps = FastMap<AccountId, Vec<(u32, Notification)>>;
 /// An op in a row's order: (`updated_at`, new (1) or base (0), then its
 /// place among the new ops or its base `seq`).
 type Key = (i64, u8, u64);
+/// Ops with their keys, newest first.
+type Placed = Vec<(Key, Notification)>;
+
+/// What the rows written whole were made of, for the next build over
+/// the same base: a row whose new and joining ops are the same, none of
+/// whose actors' fate changed, is shared, not written again.
+#[derive(Default)]
+pub(super) struct Memo {
+    /// Each written row's new ops and joining base ops, newest first.
+    inputs: FastMap<AccountId, (Placed, Placed)>,
+    /// Base actors whose ops leave every row, and those whose ops take
+    /// another actor.
+    gone: BTreeSet<AccountId>,
+    moved: BTreeMap<AccountId, AccountId>,
+}
+
+impl Memo {
+    pub(super) fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(Key, Notification)>();
+        self.inputs
+            .values()
+            .map(|(a, b)| 64 + (a.capacity() + b.capacity()) * entry)
+            .sum::<usize>()
+            + (self.gone.len() + self.moved.len()) * 16
+    }
+}
 
 pub(super) fn rows(
     g: &Graph,
     c: &Changes<'_>,
     out: &LiveIndex,
     tags: &mut super::LiveTags,
-) -> Result<(NotificationRows, AddedOps), NotLive> {
+    prev: Option<&LiveIndex>,
+) -> Result<(NotificationRows, AddedOps, Memo), NotLive> {
     let base = &g.base;
     let id = |a: &Address| match base.accounts.id(a) {
         Some(id) => id,
@@ -153,12 +180,44 @@ pub(super) fn rows(
         plain.insert(t, placed);
     }
 
+    // The rows of the previous build that stay as they were: those of
+    // targets that no actor whose fate changed since reaches.
+    let shared = prev.map(|p| {
+        let m = &p.notify_memo;
+        let mut changed: Vec<AccountId> = gone.symmetric_difference(&m.gone).copied().collect();
+        changed.extend(
+            moved
+                .keys()
+                .chain(m.moved.keys())
+                .filter(|a| moved.get(a) != m.moved.get(a)),
+        );
+        let dirty: BTreeSet<AccountId> = if changed.is_empty() {
+            BTreeSet::new()
+        } else {
+            base.notifications
+                .targets_of(&changed)
+                .into_iter()
+                .collect()
+        };
+        (p, dirty)
+    });
+    let mut memo = Memo::default();
     let mut rows = Vec::with_capacity(rewritten.len());
     for t in rewritten {
         let mut new = added.remove(&t).unwrap_or_default();
         new.sort_unstable_by_key(|e| Reverse(e.0));
         let mut join = joins.remove(&t).unwrap_or_default();
         join.sort_unstable_by_key(|e| Reverse(e.0));
+        let same = shared.as_ref().and_then(|(p, dirty)| {
+            let was = p.notify_memo.inputs.get(&t)?;
+            let row = p.notifications.row(t)?;
+            (!dirty.contains(&t) && was.0 == new && was.1 == join).then(|| row.clone())
+        });
+        if let Some(row) = same {
+            rows.push((t, row));
+            memo.inputs.insert(t, (new, join));
+            continue;
+        }
         let of = g.base_notifications(t);
         let kept = (0..of.len()).map(|i| of.get(i)).filter_map(|mut n| {
             if bits[n.actor as usize / 64] >> (n.actor % 64) & 1 == 0 {
@@ -172,16 +231,20 @@ pub(super) fn rows(
             }
             Some(n)
         });
-        let Some(base_ops) = merge_base(kept, join) else {
+        let Some(base_ops) = merge_base(kept, join.iter().copied()) else {
             // A joining op at the time of a base op: their `seq`s (which
             // the graph does not keep for visible ops) would order them.
             return Err(NotLive::HiddenOps(
                 joined.keys().next().copied().unwrap_or(0),
             ));
         };
-        rows.push((t, merge_newest_first(base_ops.into_iter(), new)));
+        let row = merge_newest_first(base_ops.into_iter(), new.iter().copied());
+        rows.push((t, NotificationRow::new(row)));
+        memo.inputs.insert(t, (new, join));
     }
-    Ok((NotificationRows::new(rows.into_iter()), plain))
+    memo.gone = gone;
+    memo.moved = moved;
+    Ok((NotificationRows::new(rows.into_iter()), plain, memo))
 }
 
 /// A base row (newest first) with the base ops of lists that became
@@ -189,10 +252,10 @@ pub(super) fn rows(
 /// of a row's op.
 fn merge_base(
     row: impl Iterator<Item = Notification>,
-    joined: Vec<(Key, Notification)>,
+    joined: impl Iterator<Item = (Key, Notification)>,
 ) -> Option<Vec<Notification>> {
     let mut out = Vec::new();
-    let mut joined = joined.into_iter().peekable();
+    let mut joined = joined.peekable();
     for b in row {
         while let Some((_, n)) = joined.next_if(|(k, _)| k.0 > b.updated_at) {
             out.push(n);
@@ -210,10 +273,10 @@ fn merge_base(
 /// equal `updated_at` the new ones come first.
 fn merge_newest_first(
     base: impl Iterator<Item = Notification>,
-    new: Vec<(Key, Notification)>,
+    new: impl Iterator<Item = (Key, Notification)>,
 ) -> Vec<Notification> {
     let mut out = Vec::new();
-    let mut new = new.into_iter().peekable();
+    let mut new = new.peekable();
     for b in base {
         while let Some((_, n)) = new.next_if(|(k, _)| k.0 >= b.updated_at) {
             out.push(n);

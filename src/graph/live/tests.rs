@@ -65,7 +65,7 @@ fn new_ops_come_before_base_ops_of_their_time_and_by_their_place() {
             ops: vec![(&a, 0), (&b, 1), (&c, 2)],
         }],
     };
-    let live = g.with_live(&changes).unwrap();
+    let live = g.with_live(&changes, None).unwrap();
     let row = live.notifications_of(t);
     let (u1, u2) = (g.account_id(&address(1)), g.account_id(&address(2)));
     let got: Vec<(i64, Option<u32>, u8)> = (0..row.len())

@@ -25,7 +25,6 @@ mod within;
 pub use common::common_followers;
 pub use followers::{followers_page, latest_page, RecordBatch, BATCH};
 pub use following::{following_page, newest_first};
-pub(in crate::graph) use intersect::sorted_intersection_by;
 pub use notifications::{notifications_page, NotificationFilter};
 pub use tags::{tagged_with, TagTally};
 pub use within::{search_followers, search_following};
