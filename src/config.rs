@@ -127,6 +127,11 @@ pub struct ServeConfig {
     /// a new base (0: after every changing poll).
     #[arg(long, env = "FOLLOWGRAPH_COMPACT_INTERVAL", default_value_t = 60)]
     pub compact_interval: u64,
+    /// Where compactions write the snapshot they load (in a directory of
+    /// the process's own, removed as bases are replaced): about one
+    /// snapshot's size on disk. Default: the system's temporary directory.
+    #[arg(long, env = "FOLLOWGRAPH_COMPACT_DIR")]
+    pub compact_dir: Option<std::path::PathBuf>,
     /// Milliseconds a `cache=fresh` request waits at most for a poll that
     /// started after it arrived.
     #[arg(long, env = "FOLLOWGRAPH_FRESH_WAIT", default_value_t = 2000)]

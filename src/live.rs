@@ -44,27 +44,53 @@ pub fn now_ms() -> i64 {
 /// snapshot directory) on disk or on object storage.
 pub type SnapshotSource = Arc<SnapshotRoot>;
 
-/// Where one loaded snapshot's files are: what a compaction reads the
-/// base's rows from.
+/// Where one served base's files are: what a compaction rewrites into
+/// the next base. A loaded snapshot's, or a compaction's own directory.
 #[derive(Clone, Debug)]
-pub struct Origin {
-    root: Arc<SnapshotRoot>,
-    name: String,
+pub struct Origin(OriginAt);
+
+#[derive(Clone, Debug)]
+enum OriginAt {
+    Snapshot {
+        root: Arc<SnapshotRoot>,
+        name: String,
+    },
+    Scratch(Arc<ScratchDir>),
 }
 
 impl Origin {
-    /// The snapshot's rows, read and validated again.
-    pub fn read_rows(&self) -> Result<crate::snapshot::Tables, SnapshotError> {
-        let opened = self.root.open_snapshot(Some(&self.name))?;
-        opened
-            .with_files(|files| {
-                crate::snapshot::read_snapshot_from(
-                    files,
-                    opened.name.clone(),
-                    opened.location.clone(),
-                )
-            })
-            .map(|s| s.tables)
+    /// The base's files, opened again.
+    pub fn with_files<T>(
+        &self,
+        f: impl FnOnce(&dyn crate::snapshot::SnapshotFiles) -> Result<T, SnapshotError>,
+    ) -> Result<T, SnapshotError> {
+        match &self.0 {
+            OriginAt::Snapshot { root, name } => {
+                let opened = root.open_snapshot(Some(name))?;
+                opened.with_files(f)
+            }
+            OriginAt::Scratch(dir) => f(&crate::snapshot::DirFiles(&dir.0)),
+        }
+    }
+
+    /// A compaction's directory; removed when the last base made from it
+    /// goes.
+    pub fn scratch(dir: ScratchDir) -> Origin {
+        Origin(OriginAt::Scratch(Arc::new(dir)))
+    }
+}
+
+/// A directory this process wrote and removes when dropped.
+#[derive(Debug)]
+pub struct ScratchDir(pub std::path::PathBuf);
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::remove_dir_all(&self.0) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(dir = %self.0.display(), error = %e, "cannot remove a compaction's directory");
+            }
+        }
     }
 }
 
@@ -75,10 +101,10 @@ fn load(root: &SnapshotSource) -> Result<(Graph, Origin), SnapshotError> {
         .with_files(|files| Graph::load(files, opened.name.clone(), opened.location.clone()))?;
     Ok((
         graph,
-        Origin {
+        Origin(OriginAt::Snapshot {
             root: root.clone(),
             name: opened.name,
-        },
+        }),
     ))
 }
 

@@ -143,7 +143,11 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         }
         tokio::spawn(reload_on_sighup(hangup, reloader));
         announce(addr);
+        let tail = state.tail.clone();
         serve_all(state, listener, admin, limits).await;
+        if let Some(tail) = tail {
+            tail.remove_compactions();
+        }
         tracing::info!("stopped");
         Ok(())
     })

@@ -42,7 +42,10 @@ pub use manifest::{
 };
 pub(crate) use read::read_small_tables;
 pub use read::{load, read_recommended_rows, read_snapshot, read_snapshot_from, LoadedSnapshot};
-pub(crate) use readers::{scan_list_ops, scan_list_record_tags, scan_list_records};
+pub(crate) use readers::{
+    read_lists, read_primary_lists, scan_list_ops, scan_list_record_tags, scan_list_records,
+    stream_list_ops, stream_list_record_tags, stream_list_records,
+};
 pub use schema::{ColumnKind, ColumnSpec, Table, UnknownTable, TABLE_NAMES};
 pub use tables::*;
 pub use unique::fold_case;

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::column::Column;
 use super::error::RowError;
 use super::files::SnapshotFiles;
-use super::row_groups::{read_table, scan_table};
+use super::row_groups::{read_table, scan_table, stream_table};
 use super::schema::Table;
 use super::tables::*;
 use super::unique::{first_duplicate, fold_case, unique, Mix};
@@ -17,7 +17,7 @@ use super::{SnapshotError, SnapshotErrorKind, TableEntry};
 
 const MAX_TAG_BYTES: usize = 255;
 
-pub(super) fn read_lists(
+pub(crate) fn read_lists(
     dir: &dyn SnapshotFiles,
     e: &TableEntry,
 ) -> Result<Vec<ListRow>, SnapshotError> {
@@ -39,7 +39,7 @@ pub(super) fn read_lists(
     Ok(rows)
 }
 
-pub(super) fn read_primary_lists(
+pub(crate) fn read_primary_lists(
     dir: &dyn SnapshotFiles,
     e: &TableEntry,
 ) -> Result<Vec<PrimaryListRow>, SnapshotError> {
@@ -408,4 +408,51 @@ fn unique_by_address<T: Sync>(
         |a, b| address(a) == address(b),
         |r| format!("address {}", format_address(address(r))),
     )
+}
+
+/// `list_records` in file order, a decoded batch at a time (`each`).
+pub(crate) fn stream_list_records(
+    src: &dyn SnapshotFiles,
+    entry: &TableEntry,
+    each: impl FnMut(Vec<RecordRow>) -> Result<(), SnapshotError>,
+) -> Result<(), SnapshotError> {
+    stream_table(src, entry, Table::ListRecords.columns(), record_in, each)
+}
+
+/// `list_record_tags` in file order, a decoded batch at a time.
+pub(crate) fn stream_list_record_tags(
+    src: &dyn SnapshotFiles,
+    entry: &TableEntry,
+    each: impl FnMut(Vec<TagRow>) -> Result<(), SnapshotError>,
+) -> Result<(), SnapshotError> {
+    let row = |c: &[Column<'_>], i: usize| {
+        tag_in(c, i).map(|t| TagRow {
+            token_id: t.token_id,
+            address: t.address,
+            tag: t.tag.to_owned(),
+            updated_at: t.updated_at,
+        })
+    };
+    stream_table(src, entry, Table::ListRecordTags.columns(), row, each)
+}
+
+/// `list_ops` in file order, a decoded batch at a time.
+pub(crate) fn stream_list_ops(
+    src: &dyn SnapshotFiles,
+    entry: &TableEntry,
+    each: impl FnMut(Vec<OpRow>) -> Result<(), SnapshotError>,
+) -> Result<(), SnapshotError> {
+    let row = |c: &[Column<'_>], i: usize| {
+        op_in(c, i).map(|o| OpRow {
+            token_id: o.token_id,
+            seq: o.seq,
+            op: Op {
+                opcode: o.opcode,
+                target: o.target,
+                tag: o.tag.to_owned(),
+            },
+            updated_at: o.updated_at,
+        })
+    };
+    stream_table(src, entry, Table::ListOps.columns(), row, each)
 }

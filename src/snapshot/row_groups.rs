@@ -309,6 +309,36 @@ where
     scanned
 }
 
+/// Streams the table file of `entry` through `row` in file order, one
+/// decoded batch at a time, on the calling thread: `batch` takes each
+/// batch's rows, so no more than a batch is in memory. Footer and schema
+/// are checked; the checksum is not (a rewrite of a snapshot already
+/// loaded: its rows are checked again when the rewrite is loaded).
+pub(super) fn stream_table<R, F>(
+    src: &dyn SnapshotFiles,
+    entry: &TableEntry,
+    specs: &[Spec],
+    row: F,
+    mut batch: impl FnMut(Vec<R>) -> Result<(), SnapshotError>,
+) -> Result<(), SnapshotError>
+where
+    F: Fn(&[Column<'_>], usize) -> Result<R, RowError>,
+{
+    let file = entry.file.as_str();
+    let bytes = src.open(file)?;
+    let tm = table_meta(file, &bytes, entry.rows, specs)?;
+    for group in 0..tm.group_rows.len() {
+        for_each_batch(file, &bytes, &tm, group, specs, |first_row, columns| {
+            let n = columns.first().map_or(0, |c| c.len);
+            let rows = (0..n)
+                .map(|i| row(columns, i).map_err(|r| invalid_row(file, first_row + i as u64, r)))
+                .collect::<Result<Vec<R>, _>>()?;
+            batch(rows)
+        })?;
+    }
+    Ok(())
+}
+
 /// A producer's disjoint window of the output vector's spare capacity.
 struct Sink<'a, R> {
     slots: &'a mut [MaybeUninit<R>],

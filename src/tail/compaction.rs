@@ -1,64 +1,85 @@
-//! Compactions: the base's rows with the held entities laid over them,
-//! built into the next base on a thread of their own, so the tail goes on
-//! polling (and serving live indexes over the old base) while one runs.
-//! A compaction folds in the entities held at its start; what later polls
-//! re-read stays held over the new base (`Overlay::after`).
+//! Compactions: the base's files with the held entities laid over them,
+//! written into a directory of the compaction's own (`rewrite.rs`) and
+//! loaded like any snapshot, on a thread of their own, so the tail goes
+//! on polling (and serving live indexes over the old base) while one
+//! runs. A compaction folds in the entities held at its start; what
+//! later polls re-read stays held over the new base (`Overlay::after`).
+//! The new base's files are that directory: the next compaction starts
+//! from them, and it is removed once no base is made from it.
 //!
-//! A compacted base has no files of its own: it is the snapshot the tail
-//! took (its origin) with every entity folded into it since, so a
-//! compaction reads the origin's rows again and lays over them the
-//! folded entities and the held ones (newest wins), rather than keeping
-//! a base's rows in memory between compactions.
-//!
-//! Cost: a read of the origin's rows, their merge with the entities in
-//! place (the new ops merged into the base's in one pass where the base's
-//! are in export order), their encoding, and a graph build; peak memory
-//! the old graph, the rows and their encoded files, then those files and
-//! the new graph.
+//! Cost: a stream through the base's list tables and their writing
+//! (`rewrite.rs`), then a load; peak memory a reload's (the old graph
+//! and the new one being built), the files on disk beside the snapshot's.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{lock, Overlay, Shared};
+use super::{lock, rewrite, Overlay, Shared};
 use crate::graph::Graph;
-use crate::live::Origin;
-use crate::snapshot::{Anchor, Position, SnapshotError, SnapshotErrorKind};
-
-/// What the served base is made of: the origin snapshot's files and the
-/// entities folded into it since (none for the snapshot itself).
-#[derive(Clone)]
-pub(super) struct BaseRows {
-    pub(super) origin: Origin,
-    pub(super) folded: Overlay,
-}
+use crate::live::{Origin, ScratchDir};
+use crate::snapshot::{Anchor, DirFiles, Position, SnapshotError, SnapshotErrorKind};
 
 /// What one compaction builds from.
 pub(super) struct Job {
-    pub(super) base: BaseRows,
+    pub(super) origin: Origin,
     pub(super) overlay: Overlay,
+    /// Where its directory goes (`--compact-dir`).
+    pub(super) dir: PathBuf,
     pub(super) name: String,
     /// The last folded poll's database time: the new base's `created_at`.
     pub(super) created_at_ms: i64,
     pub(super) positions: BTreeMap<i64, Position>,
 }
 
-/// The next base and what it is made of.
-pub(super) type Built = (Graph, BaseRows);
+/// The next base and its files.
+pub(super) type Built = (Graph, Origin);
 
 /// Builds the next base (on the calling thread).
 pub(super) fn build(job: Job) -> Result<Built, SnapshotError> {
-    let BaseRows { origin, mut folded } = job.base;
-    folded.absorb(job.overlay);
-    let rows = folded.merge(origin.read_rows()?);
-    let mut graph = Graph::from_tables(job.name, job.created_at_ms, rows)?;
-    graph.anchor = Some(Anchor {
+    let anchor = Anchor {
         positions: job.positions,
         db_time_ms: job.created_at_ms,
-    });
-    Ok((graph, BaseRows { origin, folded }))
+    };
+    let path = job.dir.join(&job.name);
+    // Removed again if anything below fails.
+    let dir = ScratchDir(path.clone());
+    job.origin.with_files(|files| {
+        rewrite::write(files, &job.overlay, &path, job.created_at_ms, &anchor)
+    })?;
+    let graph = Graph::load(&DirFiles(&path), job.name, path.clone())?;
+    Ok((graph, Origin::scratch(dir)))
+}
+
+/// The name of a process's compaction directory, before its pid.
+pub(super) const DIR_PREFIX: &str = "followgraph-compactions-";
+
+/// Empties `dir` (this process's compaction directory) and removes those
+/// of processes that are gone: a process that was killed leaves its own
+/// behind.
+pub(super) fn clear_dirs(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    let (Some(root), Some(own)) = (dir.parent(), dir.file_name()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    let proc = Path::new("/proc");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name.to_str().and_then(|n| n.strip_prefix(DIR_PREFIX));
+        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if name != own && proc.is_dir() && !proc.join(pid.to_string()).exists() {
+            tracing::info!(dir = %entry.path().display(), "removing a gone process's compactions");
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// A compaction running on its own thread.
@@ -121,5 +142,28 @@ impl Compaction {
             ))
         });
         (built, took)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_start_empties_its_own_directory_and_removes_gone_processes() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let dir = |name: &str| {
+            let d = root.path().join(name);
+            std::fs::create_dir_all(d.join("snap-a+live1")).expect("mkdir");
+            d
+        };
+        let own = dir(&format!("{DIR_PREFIX}{}", std::process::id()));
+        // pid_max is at most 2^22: no process has this one.
+        let gone = dir(&format!("{DIR_PREFIX}4194305"));
+        let alive = dir(&format!("{DIR_PREFIX}1"));
+        let other = dir("something-else-4194305");
+        clear_dirs(&own);
+        assert!(!own.exists() && !gone.exists());
+        assert!(alive.exists() && other.exists());
     }
 }

@@ -26,12 +26,13 @@
 //! tail first needs it). A list's op history is read again (one scan of
 //! `events`) only when its storage location is set or moved, or an op
 //! may already be in the base. A live index costs what its module doc
-//! says (milliseconds); a compaction a load of the base's rows plus a
-//! graph build.
+//! says (milliseconds); a compaction a rewrite of the base's files
+//! (`rewrite.rs`) plus a load.
 
 mod compaction;
 mod overlay;
 mod poll;
+mod rewrite;
 mod state;
 
 use std::collections::BTreeMap;
@@ -58,6 +59,9 @@ pub struct TailOptions {
     pub compact_interval: Duration,
     /// How long a `cache=fresh` request waits for its poll at most.
     pub fresh_wait: Duration,
+    /// Where compactions write their snapshots (a directory of this
+    /// process's own inside it).
+    pub compact_dir: std::path::PathBuf,
     /// Per statement.
     pub statement_timeout: Duration,
 }
@@ -71,6 +75,11 @@ impl TailOptions {
             lookback: config.tail_lookback,
             compact_interval: Duration::from_secs(config.compact_interval),
             fresh_wait: Duration::from_millis(config.fresh_wait),
+            compact_dir: config
+                .compact_dir
+                .clone()
+                .unwrap_or_else(std::env::temp_dir)
+                .join(format!("{}{}", compaction::DIR_PREFIX, std::process::id())),
             statement_timeout: Duration::from_secs(30),
         })
     }
@@ -169,6 +178,7 @@ impl Tail {
             status: Mutex::default(),
             counters: TailCounters::default(),
         });
+        compaction::clear_dirs(&shared.options.compact_dir);
         let thread_shared = shared.clone();
         std::thread::Builder::new()
             .name("tail".into())
@@ -221,6 +231,12 @@ impl Tail {
             .unwrap_or(self.shared.started)
             .elapsed()
             .as_millis() as u64
+    }
+
+    /// Removes the compactions' directory (at shutdown: the process
+    /// exits without dropping the base that holds it).
+    pub fn remove_compactions(&self) {
+        let _ = std::fs::remove_dir_all(&self.shared.options.compact_dir);
     }
 
     pub fn status(&self) -> TailStatus {

@@ -5,8 +5,9 @@
 //! twice, or polls' re-reads of one entity in any order, gives one state.
 //!
 //! `merge` lays the entities over the base's rows and gives the rows an
-//! export at the last poll would have written: the compaction builds the
-//! next base from them. Each entity remembers the poll that re-read it,
+//! export at the last poll would have written; a compaction does the
+//! same table by table with the pieces `merge` is made of, streamed
+//! (`rewrite.rs`), and builds the next base from them. Each entity remembers the poll that re-read it,
 //! so what arrived while a compaction ran stays held over the new base
 //! (`after`).
 //!
@@ -18,7 +19,9 @@ use std::collections::BTreeMap;
 
 use crate::export::reread::{OpKey, Reread};
 use crate::graph::live::{Changes, ListOps};
-use crate::snapshot::{Address, ListState, OpRow, Tables};
+use crate::snapshot::{
+    Address, ListRow, ListState, OpRow, PrimaryListRow, RecordRow, Tables, TagRow,
+};
 
 /// A list's ops beyond the base: appended to the base's, or (once its
 /// whole history was read again) all of them; each op with the poll that
@@ -183,39 +186,69 @@ impl Overlay {
     /// badges are the base's). Ops are numbered again 1, 2, … in the
     /// export's order: the base's keep theirs among themselves, the new
     /// ones follow by `updated_at`, then by their event position. The
-    /// rows are changed in place (no second copy of the base's).
+    /// rows are changed in place (no second copy of the base's). A
+    /// compaction does the same table by table, streamed
+    /// (`tail::rewrite`).
     pub fn merge(&self, mut base: Tables) -> Tables {
-        let lists_live = |t: &u64| self.lists.contains_key(t);
-        base.lists.retain(|r| !lists_live(&r.token_id));
-        base.lists
-            .extend(self.lists.values().filter_map(|l| l.row.clone()));
-        base.lists.sort_unstable_by_key(|r| r.token_id);
-        base.primary_lists
-            .retain(|r| !self.primary.contains_key(&r.address));
-        base.primary_lists
-            .extend(self.primary.iter().filter_map(|(a, t)| {
-                t.map(|token_id| crate::snapshot::PrimaryListRow {
-                    address: *a,
-                    token_id,
-                })
-            }));
-        base.primary_lists.sort_unstable_by_key(|r| r.address);
-        base.list_records.retain(|r| !lists_live(&r.token_id));
-        base.list_records
-            .extend(self.lists.values().flat_map(|l| l.records.iter().cloned()));
-        base.list_record_tags.retain(|r| !lists_live(&r.token_id));
+        base.lists = self.merge_lists(base.lists);
+        base.primary_lists = self.merge_primary_lists(base.primary_lists);
+        base.list_records.retain(|r| !self.holds_list(r.token_id));
+        base.list_records.extend(self.held_records().cloned());
         base.list_record_tags
-            .extend(self.lists.values().flat_map(|l| l.tags.iter().cloned()));
+            .retain(|r| !self.holds_list(r.token_id));
+        base.list_record_tags.extend(self.held_tags().cloned());
         self.merge_ops(&mut base.list_ops);
         base
     }
 
-    /// `ops` (the base's) without the histories read again, with the new
-    /// ops, in (`updated_at`, base by `seq` before new by event) order,
-    /// numbered 1, 2, …
-    fn merge_ops(&self, ops: &mut Vec<OpRow>) {
-        let replaced = |t: &u64| self.ops.get(t).is_some_and(|h| h.replaced_at.is_some());
-        ops.retain(|o| !replaced(&o.token_id));
+    /// Whether the list is held: its rows replace the base's.
+    pub fn holds_list(&self, token: u64) -> bool {
+        self.lists.contains_key(&token)
+    }
+
+    /// The base's `lists` with the held lists in place, by token.
+    pub fn merge_lists(&self, mut rows: Vec<ListRow>) -> Vec<ListRow> {
+        rows.retain(|r| !self.holds_list(r.token_id));
+        rows.extend(self.lists.values().filter_map(|l| l.row.clone()));
+        rows.sort_unstable_by_key(|r| r.token_id);
+        rows
+    }
+
+    /// The base's `primary_lists` with the held accounts' in place, by
+    /// address.
+    pub fn merge_primary_lists(&self, mut rows: Vec<PrimaryListRow>) -> Vec<PrimaryListRow> {
+        rows.retain(|r| !self.primary.contains_key(&r.address));
+        rows.extend(self.primary.iter().filter_map(|(a, t)| {
+            t.map(|token_id| PrimaryListRow {
+                address: *a,
+                token_id,
+            })
+        }));
+        rows.sort_unstable_by_key(|r| r.address);
+        rows
+    }
+
+    /// The held lists' records, which follow the base's.
+    pub fn held_records(&self) -> impl Iterator<Item = &RecordRow> {
+        self.lists.values().flat_map(|l| l.records.iter())
+    }
+
+    /// The held lists' tags, which follow the base's.
+    pub fn held_tags(&self) -> impl Iterator<Item = &TagRow> {
+        self.lists.values().flat_map(|l| l.tags.iter())
+    }
+
+    /// Whether the list's whole op history was read again: the base's
+    /// ops of it go.
+    pub fn replaces_ops(&self, token: u64) -> bool {
+        self.ops
+            .get(&token)
+            .is_some_and(|h| h.replaced_at.is_some())
+    }
+
+    /// The new ops in their order: by `updated_at`, then event position
+    /// (each after the base's ops of its `updated_at`).
+    pub fn new_ops(&self) -> Vec<&OpRow> {
         let mut new: Vec<(&OpRow, OpKey)> = self
             .ops
             .values()
@@ -224,6 +257,15 @@ impl Overlay {
         new.sort_unstable_by(|a, b| {
             (a.0.updated_at, a.1, a.0.token_id).cmp(&(b.0.updated_at, b.1, b.0.token_id))
         });
+        new.into_iter().map(|(o, _)| o).collect()
+    }
+
+    /// `ops` (the base's) without the histories read again, with the new
+    /// ops, in (`updated_at`, base by `seq` before new by event) order,
+    /// numbered 1, 2, …
+    pub fn merge_ops(&self, ops: &mut Vec<OpRow>) {
+        ops.retain(|o| !self.replaces_ops(o.token_id));
+        let new = self.new_ops();
         let in_order = ops
             .windows(2)
             .all(|w| (w[0].updated_at, w[0].seq) < (w[1].updated_at, w[1].seq));
@@ -244,11 +286,11 @@ impl Overlay {
         let (mut i, mut j, mut w) = (n, k, n + k);
         while j > 0 {
             w -= 1;
-            if i > 0 && ops[i - 1].updated_at > new[j - 1].0.updated_at {
+            if i > 0 && ops[i - 1].updated_at > new[j - 1].updated_at {
                 ops.swap(i - 1, w);
                 i -= 1;
             } else {
-                ops[w] = new[j - 1].0.clone();
+                ops[w] = new[j - 1].clone();
                 j -= 1;
             }
         }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use tokio_postgres::Client;
 
-use super::compaction::{self, BaseRows, Built, Compaction, Job};
+use super::compaction::{self, Built, Compaction, Job};
 use super::{lock, Overlay, Shared, FIRST_BACKOFF, FRESH_POLL_SPACING, MAX_BACKOFF};
 use crate::export::locations::ListLocations;
 use crate::graph::Graph;
@@ -22,7 +22,7 @@ const COMPACT_RETRY: Duration = Duration::from_secs(5);
 /// The tail's state before a new snapshot, put back when its replay
 /// fails.
 struct Saved {
-    base: Option<BaseRows>,
+    base: Option<Origin>,
     base_graph: Option<Graph>,
     base_name: String,
     overlay: Overlay,
@@ -70,7 +70,7 @@ struct State {
     /// Which lists each storage location holds (read when first needed).
     locations: Option<ListLocations>,
     overlay: Overlay,
-    base: Option<BaseRows>,
+    base: Option<Origin>,
     /// The base's graph (no live index): what live indexes lie over.
     base_graph: Option<Graph>,
     /// A compaction running off this thread.
@@ -274,10 +274,7 @@ impl State {
             );
         }
         self.base_name = graph.name.clone();
-        self.base = Some(BaseRows {
-            origin: origin.clone(),
-            folded: Overlay::default(),
-        });
+        self.base = Some(origin.clone());
         match anchor {
             Some(anchor) => {
                 // Replay from the anchor: entities held for the old base
@@ -503,7 +500,8 @@ impl State {
         }
         self.compactions += 1;
         Some(Job {
-            base: self.base.clone().expect("a base is served"),
+            origin: self.base.clone().expect("a base is served"),
+            dir: self.shared.options.compact_dir.clone(),
             overlay: self.overlay.clone(),
             name: format!("{}+live{}", base_stem(&self.base_name), self.compactions),
             created_at_ms,
@@ -516,7 +514,7 @@ impl State {
     fn adopt_base(
         &mut self,
         graph: &Graph,
-        rows: BaseRows,
+        rows: Origin,
         positions: BTreeMap<i64, Position>,
         left: Overlay,
     ) {

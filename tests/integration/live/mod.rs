@@ -73,8 +73,15 @@ fn seeded_export(pg: &Postgres) -> (Indexer<'_>, tempfile::TempDir) {
     (ix, root)
 }
 
+/// The tail's server; its compactions go under `compactions/` of its own
+/// temporary directory.
 fn serve_tail(root: &Path, url: &str, extra: &[&str]) -> TestServer {
+    let home = tempfile::tempdir().expect("tempdir");
+    let compactions = home.path().join("compactions");
+    let compactions = compactions.to_str().expect("a UTF-8 path");
     let mut flags = vec![
+        "--compact-dir",
+        compactions,
         "--database-url",
         url,
         "--tail-interval",
@@ -86,7 +93,7 @@ fn serve_tail(root: &Path, url: &str, extra: &[&str]) -> TestServer {
     ];
     flags.extend_from_slice(extra);
     let args = serve_args_with(root, &flags);
-    TestServer::spawn(tempfile::tempdir().expect("tempdir"), &args, &[])
+    TestServer::spawn(home, &args, &[])
 }
 
 fn sorted_addresses(body: &serde_json::Value) -> Vec<String> {
@@ -342,9 +349,10 @@ fn compactions_while_events_arrive_lose_nothing() {
     let pg = Postgres::start();
     let (mut ix, root) = seeded_export(&pg);
     let url = read_only_url(&pg);
-    let live = serve_tail(root.path(), &url, &["--compact-interval", "1"]);
+    let mut live = serve_tail(root.path(), &url, &["--compact-interval", "1"]);
+    let compactions = live.root().join("compactions");
     run_events(&mut ix, &live, 13, 60);
-    wait_for(&live, "a compaction of everything", |i| {
+    let info = wait_for(&live, "a compaction of everything", |i| {
         i["tail"]["entities_live"] == 0 && i["name"] != "snap-a"
     });
     let (exported, _fresh) = fresh_export(&pg, "snap-b");
@@ -356,6 +364,16 @@ fn compactions_while_events_arrive_lose_nothing() {
         metrics.contains("followgraph_live_index_builds_total{result=\"ok\"}"),
         "{metrics}"
     );
+    // Only the served base's files are kept, and none after a shutdown.
+    let own = compactions.join(format!("followgraph-compactions-{}", live.pid()));
+    let kept: Vec<String> = std::fs::read_dir(&own)
+        .expect("the compactions' directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(kept, [info["name"].as_str().expect("a name")]);
+    live.signal("TERM");
+    assert!(live.wait_exit(Duration::from_secs(30)).is_some());
+    assert!(!own.exists());
 }
 
 /// Whether a target's answer holds compacted values (docs/live.md): the
@@ -559,12 +577,17 @@ fn without_counts(body: &str) -> serde_json::Value {
 }
 
 /// Polls `/snapshot` until `pred` holds.
-fn wait_for(server: &TestServer, what: &str, pred: impl Fn(&serde_json::Value) -> bool) {
+/// Waits until `/snapshot` answers what `pred` wants; that answer.
+fn wait_for(
+    server: &TestServer,
+    what: &str,
+    pred: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let info = server.get("/snapshot").json();
         if pred(&info) {
-            return;
+            return info;
         }
         assert!(Instant::now() < deadline, "{what}: {info}");
         std::thread::sleep(Duration::from_millis(100));

@@ -163,6 +163,11 @@ impl TestServer {
         std::fs::read_to_string(self.logs.path().join("stderr.log")).unwrap_or_default()
     }
 
+    /// The temporary directory the server was given.
+    pub fn root(&self) -> &std::path::Path {
+        self.root.path()
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.child.id()
