@@ -107,8 +107,9 @@ pub struct ServeConfig {
     /// (0 disables polling; SIGHUP always reloads).
     #[arg(long, env = "FOLLOWGRAPH_POLL_INTERVAL", default_value_t = 30)]
     pub poll_interval: u64,
-    /// Threads of the reload pool (0: half the cores, at least 1); the
-    /// first load, with nothing to serve yet, uses every core.
+    /// Threads of the reload pool, which compactions use too (0: half the
+    /// cores, at least 1); the first load, with nothing to serve yet, uses
+    /// every core.
     #[arg(long, env = "FOLLOWGRAPH_LOAD_THREADS", default_value_t = 0)]
     pub load_threads: usize,
     /// The indexer's database, to follow between snapshots (docs/live.md;
@@ -184,6 +185,15 @@ impl Default for ServeConfig {
 }
 
 impl ServeConfig {
+    /// Threads of reloads and compactions, which run beside live traffic:
+    /// `--load-threads`, else half the cores (at least 1).
+    pub fn reload_threads(&self) -> usize {
+        match self.load_threads {
+            0 => (std::thread::available_parallelism().map_or(2, |n| n.get()) / 2).max(1),
+            n => n,
+        }
+    }
+
     /// `--database-url`, else `FOLLOWGRAPH_DATABASE_URL`, else `DATABASE_URL`.
     pub fn database_url(&self) -> Option<String> {
         self.database_url

@@ -100,10 +100,7 @@ fn serve(config: ServeConfig) -> Result<(), String> {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let options = ReloadOptions {
             first_load_threads: cores,
-            reload_threads: match config.load_threads {
-                0 => (cores / 2).max(1),
-                n => n,
-            },
+            reload_threads: config.reload_threads(),
             delay: Duration::from_millis(config.debug_load_delay_ms),
         };
         if config.bench_static_body_bytes > 0 {

@@ -38,8 +38,20 @@ pub(super) struct Job {
 /// The next base and its files.
 pub(super) type Built = (Graph, Origin);
 
-/// Builds the next base (on the calling thread).
-pub(super) fn build(job: Job) -> Result<Built, SnapshotError> {
+/// Builds the next base on the calling thread, its load on a pool of
+/// `threads` (a reload's: the request threads keep the other cores).
+pub(super) fn build_with(job: Job, threads: usize) -> Result<Built, SnapshotError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .thread_name(|i| format!("compaction-{i}"))
+        .build()
+        .map_err(|e| {
+            SnapshotError::new(SnapshotErrorKind::Internal, "compaction", e.to_string())
+        })?;
+    pool.install(|| build(job))
+}
+
+fn build(job: Job) -> Result<Built, SnapshotError> {
     let anchor = Anchor {
         positions: job.positions,
         db_time_ms: job.created_at_ms,
@@ -96,6 +108,7 @@ impl Compaction {
     /// Starts `job`, which folds in the polls up to `through`; the tail is
     /// woken when it ends.
     pub(super) fn start(job: Job, through: u64, shared: Arc<Shared>) -> std::io::Result<Self> {
+        let threads = shared.options.compact_threads;
         let positions = job.positions.clone();
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
@@ -103,7 +116,7 @@ impl Compaction {
             .name("compaction".into())
             .spawn(move || {
                 let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    crate::allocator::while_loading(|| build(job))
+                    crate::allocator::while_loading(|| build_with(job, threads))
                 }))
                 .unwrap_or_else(|_| {
                     Err(SnapshotError::new(

@@ -62,6 +62,8 @@ pub struct TailOptions {
     /// Where compactions write their snapshots (a directory of this
     /// process's own inside it).
     pub compact_dir: std::path::PathBuf,
+    /// Threads a compaction's load uses (the reload pool's count).
+    pub compact_threads: usize,
     /// Per statement.
     pub statement_timeout: Duration,
 }
@@ -80,6 +82,7 @@ impl TailOptions {
                 .clone()
                 .unwrap_or_else(std::env::temp_dir)
                 .join(format!("{}{}", compaction::DIR_PREFIX, std::process::id())),
+            compact_threads: config.reload_threads(),
             statement_timeout: Duration::from_secs(30),
         })
     }

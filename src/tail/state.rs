@@ -312,7 +312,10 @@ impl State {
         let next = if replayed {
             let db_time = self.last_poll.map_or(graph.created_at_ms, |(_, t)| t);
             match self.job(db_time) {
-                Some(job) => compaction::build(job).map(Some),
+                Some(job) => {
+                    let threads = self.shared.options.compact_threads;
+                    compaction::build_with(job, threads).map(Some)
+                }
                 None => Ok(None),
             }
         } else {
