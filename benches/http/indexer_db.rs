@@ -86,7 +86,8 @@ impl IndexerDb {
             .map_or(54329, |a| a.port());
         let options = format!(
             "-p {port} -k {} -c listen_addresses=127.0.0.1 -c shared_buffers=1GB \
-             -c max_wal_size=8GB -c shared_preload_libraries=pg_stat_statements",
+             -c max_wal_size=8GB -c shared_preload_libraries=pg_stat_statements \
+             -c pg_stat_statements.max=50000",
             dir.display()
         );
         run(
@@ -167,6 +168,12 @@ impl IndexerDb {
                 .arg(format!("badges={}", queries.join("badges.sql").display())),
         );
         root
+    }
+
+    /// Forgets the statements counted so far (a phase's figures are then
+    /// its own: a diff of totals goes wrong once entries are evicted).
+    pub fn reset_statements(&self) {
+        self.sql("SELECT pg_stat_statements_reset()");
     }
 
     /// The tail role's statements so far: (calls, total execution ms).

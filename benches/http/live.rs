@@ -264,6 +264,7 @@ pub fn run_live(o: &Opts, work: &Path) {
     }
     let rss_before = server.rss();
     let _ = std::fs::write(format!("/proc/{}/clear_refs", server.pid), "5");
+    db.reset_statements();
     let (calls0, db_ms0) = db.tail_statements();
     let counters0 = tail_counters(&server);
     let started = Instant::now();
