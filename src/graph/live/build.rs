@@ -1,14 +1,14 @@
 //! Builds a [`LiveIndex`] from a base graph and the tail's entities: the
 //! live lists, then the primary-list rule over the accounts they (or a
-//! primary-list row) affect, their following rows, the followers and
-//! counts of every account those rows name or named, the lists by role,
-//! and the notifications (`notify.rs`). Every step reads the base's
-//! indexes directly: a build depends only on the base and the entities,
-//! so the tail builds it again after each poll. What a hub costs (its
-//! followers' orders, its notification row) is shared with the previous
-//! build over the same base where its inputs are the same, so a poll
-//! pays for what it changed; new account ids and tag ids carry over from
-//! that build so that equal inputs compare equal.
+//! primary-list row) affect, their following rows, the followers (and
+//! which of them are hidden) of every account those rows name or named,
+//! the lists by role, and the notifications (`notify.rs`). Every step
+//! reads the base's indexes directly: a build depends only on the base
+//! and the entities, so the tail builds it again after each poll. What a
+//! hub costs (its followers' orders, its notification row) is shared
+//! with the previous build over the same base where its inputs are the
+//! same, so a poll pays for what it changed; new account ids and tag ids
+//! carry over from that build so that equal inputs compare equal.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
