@@ -321,14 +321,7 @@ fn list_of<T: ToString>(items: impl IntoIterator<Item = T>) -> String {
 
 fn tokens_at(index: &ListIndex, location: &(i64, Address, [u8; 32])) -> Vec<u64> {
     let mut out = Vec::new();
-    index.tokens(
-        &Lsl {
-            chain_id: location.0,
-            contract: location.1,
-            slot: location.2,
-        },
-        &mut out,
-    );
+    index.tokens(&lsl_of(location), &mut out);
     out
 }
 

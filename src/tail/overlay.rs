@@ -19,9 +19,7 @@ use std::collections::BTreeMap;
 
 use crate::export::reread::{OpKey, Reread};
 use crate::graph::live::{Changes, ListOps};
-use crate::snapshot::{
-    Address, ListRow, ListState, OpRow, PrimaryListRow, RecordRow, Tables, TagRow,
-};
+use crate::snapshot::{Address, ListRow, ListState, OpRow, PrimaryListRow, RecordRow, TagRow};
 
 /// A list's ops beyond the base: appended to the base's, or (once its
 /// whole history was read again) all of them; each op with the poll that
@@ -188,8 +186,9 @@ impl Overlay {
     /// ones follow by `updated_at`, then by their event position. The
     /// rows are changed in place (no second copy of the base's). A
     /// compaction does the same table by table, streamed
-    /// (`tail::rewrite`).
-    pub fn merge(&self, mut base: Tables) -> Tables {
+    /// (`tail::rewrite`); this whole-table form is the tests' model of it.
+    #[cfg(test)]
+    pub fn merge(&self, mut base: crate::snapshot::Tables) -> crate::snapshot::Tables {
         base.lists = self.merge_lists(base.lists);
         base.primary_lists = self.merge_primary_lists(base.primary_lists);
         base.list_records.retain(|r| !self.holds_list(r.token_id));
@@ -303,7 +302,7 @@ impl Overlay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{ListRow, Op, RecordRow};
+    use crate::snapshot::{ListRow, Op, RecordRow, Tables};
 
     fn list(token_id: u64, user: u8) -> ListRow {
         ListRow {
