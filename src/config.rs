@@ -128,6 +128,12 @@ pub struct ServeConfig {
     /// a new base (0: after every changing poll).
     #[arg(long, env = "FOLLOWGRAPH_COMPACT_INTERVAL", default_value_t = 60)]
     pub compact_interval: u64,
+    /// Seconds a base made from files serves before a compaction folds
+    /// the held entities into new files (as a reload: a load's time and
+    /// memory); compactions in between refresh the compacted values in
+    /// memory (0: every compaction folds).
+    #[arg(long, env = "FOLLOWGRAPH_FOLD_INTERVAL", default_value_t = 600)]
+    pub fold_interval: u64,
     /// Where compactions write the snapshot they load (in a directory of
     /// the process's own, removed as bases are replaced): about one
     /// snapshot's size on disk. Default: the system's temporary directory.

@@ -132,13 +132,14 @@ pub fn render_count(g: &Graph, out: &mut String) {
 pub fn render_all(g: &Graph, out: &mut String) {
     const ROW: &str = "{\"address\":\"0x0000000000000000000000000000000000000000\",\"name\":},";
     let name = |id: AccountId| g.profile(id).map(|p| p.name());
-    let members = || (0..g.account_count() as AccountId).filter(|&id| g.on_leaderboard(id));
-    let len: usize = members()
-        .map(|id| ROW.len() + name(id).map_or(4, str_len))
+    let members = g.leaderboard_by_address();
+    let len: usize = members
+        .iter()
+        .map(|&id| ROW.len() + name(id).map_or(4, str_len))
         .sum();
     out.reserve_exact(len + "{\"results\":[]}".len());
     out.push_str("{\"results\":[");
-    for (i, id) in members().enumerate() {
+    for (i, &id) in members.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }

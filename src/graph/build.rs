@@ -198,6 +198,7 @@ pub(super) fn build(src: &dyn SnapshotFiles, name: String) -> Result<Graph, Stop
         anchor,
         table_counts,
         live: None,
+        compacted: None,
         base: std::sync::Arc::new(super::Indexes {
             accounts,
             names,

@@ -47,6 +47,13 @@ pub struct GlobalStats {
     pub user_count: u64,
 }
 
+/// A list's ordinal, user and owner ([`Lists::parts`]).
+pub(super) struct ListParts {
+    pub(super) ordinal: u32,
+    pub(super) user: Option<AccountId>,
+    pub(super) owner: AccountId,
+}
+
 /// Where a list's own records are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OwnRecords {
@@ -70,6 +77,9 @@ pub(super) struct Lists {
     by_account_offsets: Vec<u32>,
     by_account: Vec<u64>,
     stats: GlobalStats,
+    /// (token id, ops) of the ops of lists `lists` lacks (a refresh
+    /// counts them once such a list exists).
+    unlisted_ops: Vec<(u64, u64)>,
 }
 
 impl Lists {
@@ -85,6 +95,30 @@ impl Lists {
     pub(super) fn user(&self, token_id: u64) -> Option<AccountId> {
         let user = self.users[self.ordinal(token_id)? as usize];
         (user != NO_USER).then_some(user)
+    }
+
+    /// The list's ordinal, user (`None`: the zero address) and owner, if
+    /// the list exists (what `/stats` counts of it).
+    pub(super) fn parts(&self, token_id: u64) -> Option<ListParts> {
+        let ordinal = self.ordinal(token_id)?;
+        let user = self.users[ordinal as usize];
+        Some(ListParts {
+            ordinal,
+            user: (user != NO_USER).then_some(user),
+            owner: self.roles[ordinal as usize][0],
+        })
+    }
+
+    /// How many ops a list `lists` lacks has.
+    pub(super) fn unlisted_ops(&self, token_id: u64) -> u64 {
+        self.unlisted_ops
+            .binary_search_by_key(&token_id, |&(t, _)| t)
+            .map_or(0, |i| self.unlisted_ops[i].1)
+    }
+
+    /// Every list's owner.
+    pub(super) fn owners(&self) -> impl Iterator<Item = AccountId> + '_ {
+        self.roles.iter().map(|r| r[0])
     }
 
     /// The list's user (`None`: the zero address), owner and manager, if
@@ -160,6 +194,7 @@ impl Lists {
             + self.others.heap_bytes()
             + self.by_account_offsets.capacity() * 4
             + self.by_account.capacity() * 8
+            + self.unlisted_ops.capacity() * 16
     }
 }
 
@@ -307,6 +342,7 @@ impl ListsBuilder {
             users,
             roles,
             hidden_ops: HiddenOps::new(ops.hidden),
+            unlisted_ops: ops.unlisted,
             others,
             by_account_offsets,
             by_account: pairs.into_iter().map(|(_, t)| t).collect(),
@@ -360,9 +396,11 @@ mod tests {
         let facts = crate::graph::notifications::ListOpFacts {
             listed: 5,
             hidden: vec![(7, hidden, "".into())],
+            unlisted: vec![(11, 2)],
         };
         let lists = b.finish(ordinals, &perm, others, |id| id == 0, facts);
         assert_eq!(lists.hidden_ops(7).count(), 1);
+        assert_eq!((lists.unlisted_ops(11), lists.unlisted_ops(7)), (2, 0));
         assert!(!lists.has_hidden_ops(9) && !lists.has_hidden_ops(8));
         // Final ids follow addresses: 0x..01 is 0, 0x..02 is 1, 0x..03 is 2.
         assert_eq!(n, 3);

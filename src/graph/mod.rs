@@ -42,20 +42,24 @@
 //!   (47), merged with the live index's changes per page;
 //! - `live/`: the tail's re-read entities over these indexes (docs/live.md),
 //!   which the accessors below ask first; ranks, the leaderboard, `/stats`
-//!   and orders by a count read the base alone (compacted values).
+//!   and orders by a count read the compacted values instead: the base's,
+//!   or those of the last refresh (`compacted.rs`).
 //!
 //! `build.rs` orders the load's phases (and holds the ways to a graph:
-//! from files, rows or tables); `intern.rs`, `lookup.rs`,
+//! from files, rows or tables); `layers.rs` derives graphs from one
+//! another (a refresh, a live index); `intern.rs`, `lookup.rs`,
 //! `scatter.rs` and `hash.rs` are the helpers the indexes share.
 
 mod accounts;
 mod badges;
 mod build;
+mod compacted;
 mod discover;
 mod followers;
 mod hash;
 mod hidden_ops;
 mod intern;
+mod layers;
 mod lists;
 pub mod live;
 mod lookup;
@@ -75,6 +79,7 @@ mod tags;
 mod term;
 
 pub use badges::{BadgeEvent, Holding};
+pub use compacted::NeedsFold;
 pub use followers::FollowerIndex;
 pub use hash::{FastMap, FastState};
 pub use lists::{GlobalStats, OwnRecords};
@@ -130,7 +135,9 @@ impl serde::Serialize for TableCounts {
     }
 }
 
-/// One snapshot's graph: its identity and the indexes over its rows.
+/// One snapshot's graph: its identity and the indexes over its rows
+/// (a clone shares them).
+#[derive(Clone)]
 pub struct Graph {
     pub name: String,
     pub created_at_ms: i64,
@@ -142,6 +149,9 @@ pub struct Graph {
     pub table_counts: TableCounts,
     /// The snapshot's indexes, shared by the graphs the tail derives.
     base: std::sync::Arc<Indexes>,
+    /// Compacted values refreshed over `base` and the tail's entities
+    /// (`compacted.rs`), if any: they answer in place of the base's.
+    compacted: Option<std::sync::Arc<compacted::Compacted>>,
     /// The tail's entities on top of `base` (docs/live.md), if any.
     live: Option<std::sync::Arc<LiveIndex>>,
 }
@@ -187,7 +197,7 @@ impl Graph {
         self.base.notifications.len()
     }
     pub fn leaderboard_len(&self) -> usize {
-        self.base.stats.leaderboard().len()
+        self.leaderboard().len()
     }
 
     #[inline]
@@ -321,9 +331,12 @@ impl Graph {
         }
         self.base.lists.lists_of(id)
     }
-    /// The counts of `/stats` (compacted: the base's).
+    /// The counts of `/stats` (compacted).
     pub fn global_stats(&self) -> GlobalStats {
-        self.base.lists.stats()
+        match &self.compacted {
+            Some(c) => c.global,
+            None => self.base.lists.stats(),
+        }
     }
     /// Starts loading these accounts' addresses and primary lists only
     /// (a page that prints no counts and no profile).
@@ -368,10 +381,19 @@ impl Graph {
     /// leaderboard's; docs/live.md's compacted values).
     #[inline]
     pub fn stats(&self, id: AccountId) -> AccountStats {
-        if !self.in_base(id) {
+        let stats = self.compacted_stats();
+        if (id as usize) >= stats.counts().len() {
             return AccountStats::default();
         }
-        self.base.stats.get(id)
+        stats.get(id)
+    }
+    /// The counts and ranks of the last compaction.
+    #[inline]
+    fn compacted_stats(&self) -> &ranks::Stats {
+        match &self.compacted {
+            Some(c) => &c.stats,
+            None => &self.base.stats,
+        }
     }
     /// The account's followers count now (blocked and muted included).
     #[inline]
@@ -384,8 +406,7 @@ impl Graph {
     /// The followers count that orders by followers use (compacted).
     #[inline]
     pub fn compacted_followers_count(&self, id: AccountId) -> u32 {
-        self.base
-            .stats
+        self.compacted_stats()
             .counts()
             .get(id as usize)
             .map_or(0, |c| c.followers)
@@ -480,6 +501,9 @@ impl Graph {
         if !self.in_base(t) {
             return &[];
         }
+        if let Some(row) = self.compacted.as_ref().and_then(|c| c.by_count.get(&t)) {
+            return row;
+        }
         self.base.followers.by_count(t)
     }
 
@@ -517,23 +541,36 @@ impl Graph {
     /// (compacted).
     #[inline]
     pub fn leaderboard(&self) -> &[AccountId] {
-        self.base.stats.leaderboard()
+        self.compacted_stats().leaderboard()
     }
-    /// Whether the account is on the leaderboard (compacted).
-    #[inline]
-    pub fn on_leaderboard(&self, id: AccountId) -> bool {
-        self.base
-            .stats
-            .on_leaderboard(id, self.base_primary_list(id).is_some())
+    /// The leaderboard's accounts in address order (compacted).
+    pub fn leaderboard_by_address(&self) -> Vec<AccountId> {
+        if let Some(c) = &self.compacted {
+            return c.board_by_address.clone();
+        }
+        let on_board = |id: AccountId| {
+            self.base
+                .stats
+                .on_leaderboard(id, self.base_primary_list(id).is_some())
+        };
+        (0..self.base.accounts.len() as AccountId)
+            .filter(|&id| on_board(id))
+            .collect()
     }
     /// The accounts whose `sort` count is above 0, that count descending
     /// or ascending, then address ascending (compacted).
     #[inline]
     pub fn ranked(&self, sort: RankedSort, descending: bool) -> &[AccountId] {
-        self.base.ranked.get(sort, descending)
+        match &self.compacted {
+            Some(c) => c.ranked.get(sort, descending),
+            None => self.base.ranked.get(sort, descending),
+        }
     }
     pub fn search_index(&self) -> &SearchIndex {
-        &self.base.search
+        match &self.compacted {
+            Some(c) => &c.search,
+            None => &self.base.search,
+        }
     }
 
     /// Ops targeting the account, `updated_at` descending then `seq`
@@ -568,69 +605,6 @@ impl Graph {
     #[inline]
     pub fn holdings(&self, id: AccountId) -> &[Holding] {
         self.base.badges.holdings(id)
-    }
-
-    /// The live index on top of the base, if any.
-    #[inline]
-    pub fn live(&self) -> Option<&LiveIndex> {
-        self.live.as_deref()
-    }
-    /// This graph without a live index it may hold (its base shared).
-    pub fn base_only(&self) -> Graph {
-        Graph {
-            name: self.name.clone(),
-            created_at_ms: self.created_at_ms,
-            created_at: self.created_at.clone(),
-            anchor: self.anchor.clone(),
-            table_counts: self.table_counts.clone(),
-            base: self.base.clone(),
-            live: None,
-        }
-    }
-    /// This graph's base with the tail's entities on top (a live index
-    /// `self` holds is replaced). `prev`: a graph over the same base whose
-    /// live index may share its unchanged parts (ignored otherwise).
-    pub fn with_live(
-        &self,
-        changes: &live::Changes<'_>,
-        prev: Option<&Graph>,
-    ) -> Result<Graph, live::NotLive> {
-        let prev = prev
-            .filter(|p| std::sync::Arc::ptr_eq(&p.base, &self.base))
-            .and_then(Graph::live);
-        let live = LiveIndex::build(self, changes, prev)?;
-        Ok(Graph {
-            live: Some(std::sync::Arc::new(live)),
-            ..self.base_only()
-        })
-    }
-
-    /// Approximate heap bytes held by each part of the graph (capacities
-    /// times element sizes; hash maps at ~1 control byte per slot).
-    pub fn memory_by_part(&self) -> Vec<(&'static str, usize)> {
-        vec![
-            ("accounts", self.base.accounts.heap_bytes()),
-            ("following", self.base.records.heap_bytes()),
-            ("followers", self.base.followers.heap_bytes()),
-            (
-                "tags",
-                self.base.tags.heap_bytes() + self.base.tagged_by.heap_bytes(),
-            ),
-            ("stats", self.base.stats.heap_bytes()),
-            ("ranked", self.base.ranked.heap_bytes()),
-            ("lists", self.base.lists.heap_bytes()),
-            ("search", self.base.search.heap_bytes()),
-            // The name index is counted with the profiles it indexes.
-            (
-                "profiles",
-                self.base.profiles.heap_bytes() + self.base.names.heap_bytes(),
-            ),
-            ("notifications", self.base.notifications.heap_bytes()),
-            ("badges", self.base.badges.heap_bytes()),
-            ("recommended", self.base.recommended.heap_bytes()),
-            ("latest_follows", self.base.latest_follows.heap_bytes()),
-            ("live", self.live().map_or(0, LiveIndex::heap_bytes)),
-        ]
     }
 }
 

@@ -236,6 +236,30 @@ impl NotificationIndex {
         out
     }
 
+    /// How many ops each of `actors` (ascending, distinct) made: one scan
+    /// of every op (a refresh's case of a primary list's ops read again).
+    pub(super) fn count_by_actor(&self, actors: &[AccountId]) -> Vec<u64> {
+        const ACTOR_MASK: u32 = (1 << ACTOR_BITS) - 1;
+        self.ops
+            .par_chunks(1 << 16)
+            .map(|ops| {
+                let mut counts = vec![0u64; actors.len()];
+                for op in ops {
+                    if let Ok(i) = actors.binary_search(&(op.actor_op & ACTOR_MASK)) {
+                        counts[i] += 1;
+                    }
+                }
+                counts
+            })
+            .reduce(
+                || vec![0u64; actors.len()],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            )
+    }
+
     pub(super) fn heap_bytes(&self) -> usize {
         self.rows.capacity() * 8
             + self.ops.capacity() * std::mem::size_of::<StoredOp>()
@@ -349,6 +373,8 @@ struct OpGroup {
     listed: u64,
     /// The ops of lists in `lists` that are not visible, by list.
     hidden: Vec<(u64, HiddenOp, Box<str>)>,
+    /// The lists of the ops of lists not in `lists`.
+    unlisted: Vec<u64>,
 }
 
 /// The notification index while account ids are provisional: rows by
@@ -387,6 +413,8 @@ impl NotificationsBuilder {
 pub(super) struct ListOpFacts {
     pub(super) listed: u64,
     pub(super) hidden: Vec<(u64, HiddenOp, Box<str>)>,
+    /// (list, ops) of the lists not in `lists` that have ops.
+    pub(super) unlisted: Vec<(u64, u64)>,
 }
 
 /// The visible ops of `list_ops` in file order, targets and actors in
@@ -412,6 +440,7 @@ pub(super) fn scan_ops(
             ordered: true,
             listed: 0,
             hidden: Vec::new(),
+            unlisted: Vec::new(),
         },
         |g: &mut OpGroup, o| {
             g.seqs = match g.seqs {
@@ -422,8 +451,9 @@ pub(super) fn scan_ops(
                 }
             };
             let ordinal = listed.get(o.token_id);
-            if ordinal.is_some() {
-                g.listed += 1;
+            match ordinal {
+                Some(_) => g.listed += 1,
+                None => g.unlisted.push(o.token_id),
             }
             let Some(actor) = primary.get(o.token_id) else {
                 if ordinal.is_some() {
@@ -490,6 +520,15 @@ pub(super) fn scan_ops(
         .flat_map(|g| std::mem::take(&mut g.hidden))
         .collect();
     hidden.sort_by_key(|(token, op, _)| (*token, op.seq));
+    let mut unlisted: Vec<u64> = groups
+        .iter_mut()
+        .flat_map(|g| std::mem::take(&mut g.unlisted))
+        .collect();
+    unlisted.sort_unstable();
+    let unlisted = unlisted
+        .chunk_by(|a, b| a == b)
+        .map(|run| (run[0], run.len() as u64))
+        .collect();
     for g in groups {
         tagged.extend(g.tagged.iter().map(|&(i, tag)| (base + i, tag)));
         base += g.kept;
@@ -499,6 +538,7 @@ pub(super) fn scan_ops(
         ListOpFacts {
             listed: listed_ops,
             hidden,
+            unlisted,
         },
     ))
 }

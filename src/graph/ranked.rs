@@ -82,6 +82,33 @@ impl RankedOrders {
         RankedOrders { orders }
     }
 
+    /// As `build`, ties by `key` (address order) where ids are not in
+    /// address order (a refresh with accounts the base lacks).
+    pub(super) fn build_keyed(
+        counts: &[Counts],
+        key: impl Fn(AccountId) -> u64 + Sync,
+    ) -> RankedOrders {
+        let orders = RankedSort::ALL
+            .par_iter()
+            .map(|&sort| {
+                let count = |id: AccountId| sort.count(&counts[id as usize]);
+                let mut keys: Vec<(u32, u64, AccountId)> = (0..counts.len() as u32)
+                    .into_par_iter()
+                    .filter_map(|id| {
+                        let c = count(id);
+                        (c > 0).then(|| (!c, key(id), id))
+                    })
+                    .collect();
+                keys.par_sort_unstable();
+                let desc: Vec<AccountId> = keys.iter().map(|k| k.2).collect();
+                drop(keys);
+                let asc = ascending(&desc, count);
+                (desc, asc)
+            })
+            .collect();
+        RankedOrders { orders }
+    }
+
     /// The members of `sort`, descending or ascending by their count,
     /// address ascending within a count.
     #[inline]

@@ -138,6 +138,12 @@ impl Stats {
         }
     }
 
+    /// `counts` complete (mutuals included) and the leaderboard made
+    /// (a refresh: hidden followers are read from the base).
+    pub(super) fn from_counts(counts: Vec<Counts>, leaderboard: Vec<AccountId>) -> Stats {
+        Stats::new(counts, Vec::new(), leaderboard, Vec::new())
+    }
+
     /// Every account's counts, by id.
     pub(super) fn counts(&self) -> &[Counts] {
         &self.counts

@@ -372,6 +372,12 @@ pub fn render_tail(tail: &crate::tail::Tail, out: &mut String) {
         ],
     );
     family(
+        "followgraph_compaction_folds_total",
+        "counter",
+        "Compactions that folded the live entities into files (the others refreshed the compacted values in memory).",
+        &[("", load(&c.folds))],
+    );
+    family(
         "followgraph_live_index_builds_total",
         "counter",
         "Changing polls served by a live index, or deferred to a compaction.",
@@ -395,6 +401,11 @@ pub fn render_tail(tail: &crate::tail::Tail, out: &mut String) {
             "followgraph_compaction_seconds_total",
             "Wall time spent in compactions.",
             &c.compaction_us,
+        ),
+        (
+            "followgraph_compaction_fold_seconds_total",
+            "Wall time spent in compactions that folded into files.",
+            &c.fold_us,
         ),
     ] {
         let _ = writeln!(

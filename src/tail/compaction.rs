@@ -1,15 +1,26 @@
-//! Compactions: the base's files with the held entities laid over them,
-//! written into a directory of the compaction's own (`rewrite.rs`) and
-//! loaded like any snapshot, on a thread of their own, so the tail goes
-//! on polling (and serving live indexes over the old base) while one
-//! runs. A compaction folds in the entities held at its start; what
-//! later polls re-read stays held over the new base (`Overlay::after`).
-//! The new base's files are that directory: the next compaction starts
-//! from them, and it is removed once no base is made from it.
+//! Compactions, on a thread of their own, so the tail goes on polling
+//! (and serving live indexes over the old base) while one runs. Two
+//! kinds:
+//! - a **refresh** recomputes the compacted values over the base and
+//!   the entities held at its start, in memory (`graph/compacted.rs`);
+//!   the entities stay held over the same base files;
+//! - a **fold** writes the base's files with the held entities laid over
+//!   them into a directory of the compaction's own (`rewrite.rs`) and
+//!   loads it like any snapshot; what later polls re-read stays held
+//!   over the new base (`Overlay::after`). The new base's files are that
+//!   directory: the next fold starts from them, and it is removed once
+//!   no base is made from it.
 //!
-//! Cost: a stream through the base's list tables and their writing
-//! (`rewrite.rs`), then a load; peak memory a reload's (the old graph
-//! and the new one being built), the files on disk beside the snapshot's.
+//! A refresh runs unless `--fold-interval` has passed since the base's
+//! files were loaded or the entities need files (the live index cannot
+//! hold them, or the refresh cannot: `NeedsFold`); then the same job
+//! folds.
+//!
+//! Cost: a refresh, two live index builds and the compacted values (a
+//! load's leaderboard and search phases), memory a tenth of a graph; a
+//! fold, a stream through the base's list tables and their writing, then
+//! a load: peak memory a reload's (the old graph and the new one being
+//! built), the files on disk beside the snapshot's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,10 +44,25 @@ pub(super) struct Job {
     /// The last folded poll's database time: the new base's `created_at`.
     pub(super) created_at_ms: i64,
     pub(super) positions: BTreeMap<i64, Position>,
+    /// Set when a refresh may do: the served base and graph.
+    pub(super) refresh: Option<Refresh>,
+}
+
+/// What a refresh builds on.
+pub(super) struct Refresh {
+    /// The tail's base graph (with the compacted values it holds).
+    pub(super) base: Graph,
+    /// The served graph: its new accounts' ids carry over.
+    pub(super) served: Option<Graph>,
 }
 
 /// The next base and its files.
-pub(super) type Built = (Graph, Origin);
+pub(super) struct Built {
+    pub(super) graph: Graph,
+    pub(super) origin: Origin,
+    /// Whether the entities were folded into files (else refreshed).
+    pub(super) folded: bool,
+}
 
 /// Builds the next base on the calling thread, its load on a pool of
 /// `threads` (a reload's: the request threads keep the other cores).
@@ -52,6 +78,39 @@ pub(super) fn build_with(job: Job, threads: usize) -> Result<Built, SnapshotErro
 }
 
 fn build(job: Job) -> Result<Built, SnapshotError> {
+    if let Some(refresh) = &job.refresh {
+        match refreshed(&job, refresh) {
+            Ok(graph) => {
+                return Ok(Built {
+                    graph,
+                    origin: job.origin.clone(),
+                    folded: false,
+                })
+            }
+            Err(why) => {
+                tracing::info!(reason = %why, "the compaction folds the entities into files")
+            }
+        }
+    }
+    fold(job)
+}
+
+/// The base with its compacted values refreshed and the held entities'
+/// live index over it.
+fn refreshed(job: &Job, r: &Refresh) -> Result<Graph, String> {
+    let changes = job.overlay.changes();
+    let held = r
+        .base
+        .with_live(&changes, r.served.as_ref())
+        .map_err(|e| e.to_string())?;
+    let base = held
+        .refreshed(&changes, job.name.clone(), job.created_at_ms)
+        .map_err(|e| e.to_string())?;
+    base.with_live(&changes, Some(&held))
+        .map_err(|e| e.to_string())
+}
+
+fn fold(job: Job) -> Result<Built, SnapshotError> {
     let anchor = Anchor {
         positions: job.positions,
         db_time_ms: job.created_at_ms,
@@ -62,8 +121,14 @@ fn build(job: Job) -> Result<Built, SnapshotError> {
     job.origin.with_files(|files| {
         rewrite::write(files, &job.overlay, &path, job.created_at_ms, &anchor)
     })?;
+    // The load peaks as a reload does: nothing else of the job is needed.
+    drop((job.overlay, job.refresh));
     let graph = Graph::load(&DirFiles(&path), job.name, path.clone())?;
-    Ok((graph, Origin::scratch(dir)))
+    Ok(Built {
+        graph,
+        origin: Origin::scratch(dir),
+        folded: true,
+    })
 }
 
 /// The name of a process's compaction directory, before its pid.

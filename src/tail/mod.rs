@@ -32,6 +32,8 @@
 mod compaction;
 mod overlay;
 mod poll;
+#[cfg(test)]
+mod refresh_tests;
 mod rewrite;
 mod state;
 
@@ -57,6 +59,9 @@ pub struct TailOptions {
     /// After a changing poll, how long until its entities are compacted
     /// into the base (zero: at once).
     pub compact_interval: Duration,
+    /// How long a base made from files serves before a compaction folds
+    /// the entities into files again (zero: every compaction does).
+    pub fold_interval: Duration,
     /// How long a `cache=fresh` request waits for its poll at most.
     pub fresh_wait: Duration,
     /// Where compactions write their snapshots (a directory of this
@@ -76,6 +81,7 @@ impl TailOptions {
             interval: Duration::from_millis(config.tail_interval),
             lookback: config.tail_lookback,
             compact_interval: Duration::from_secs(config.compact_interval),
+            fold_interval: Duration::from_secs(config.fold_interval),
             fresh_wait: Duration::from_millis(config.fresh_wait),
             compact_dir: config
                 .compact_dir
@@ -116,6 +122,9 @@ pub struct TailCounters {
     pub fresh_timeout: AtomicU64,
     pub compactions_ok: AtomicU64,
     pub compactions_error: AtomicU64,
+    /// Compactions that folded into files, and their wall time.
+    pub folds: AtomicU64,
+    pub fold_us: AtomicU64,
     pub skipped_rows: AtomicU64,
     /// Wall time of polls, successful or not, in microseconds.
     pub poll_us: AtomicU64,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use tokio_postgres::Client;
 
-use super::compaction::{self, Built, Compaction, Job};
+use super::compaction::{self, Built, Compaction, Job, Refresh};
 use super::{lock, Overlay, Shared, FIRST_BACKOFF, FRESH_POLL_SPACING, MAX_BACKOFF};
 use crate::export::locations::ListLocations;
 use crate::graph::Graph;
@@ -90,6 +90,9 @@ struct State {
     /// When the last build (load or compaction) ended and how long it
     /// took: the next compaction may start once as long has passed.
     last_build: (Instant, Duration),
+    /// When the base's files were last loaded (a snapshot or a fold):
+    /// compactions refresh in memory until `--fold-interval` has passed.
+    folded_at: Instant,
 }
 
 pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64) + Send>) {
@@ -129,6 +132,7 @@ pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64)
         compactions: 0,
         compact_not_before: Instant::now(),
         last_build: (Instant::now(), Duration::ZERO),
+        folded_at: Instant::now(),
     };
     state.run();
 }
@@ -253,6 +257,7 @@ impl State {
             let _ = running.finish();
         }
         self.last_build = (Instant::now(), took);
+        self.folded_at = Instant::now();
         let saved = (!first).then(|| Saved {
             base: self.base.take(),
             base_graph: self.base_graph.take(),
@@ -311,7 +316,7 @@ impl State {
         let replayed = self.shared.counters.polls_error.load(Ordering::Relaxed) == failures;
         let next = if replayed {
             let db_time = self.last_poll.map_or(graph.created_at_ms, |(_, t)| t);
-            match self.job(db_time) {
+            match self.job(db_time, false) {
                 Some(job) => {
                     let threads = self.shared.options.compact_threads;
                     compaction::build_with(job, threads).map(Some)
@@ -496,13 +501,22 @@ impl State {
     }
 
     /// What a compaction of the held entities builds from (`None` when
-    /// none are held).
-    fn job(&mut self, created_at_ms: i64) -> Option<Job> {
+    /// none are held); `refresh`: whether it may refresh in memory.
+    fn job(&mut self, created_at_ms: i64, refresh: bool) -> Option<Job> {
         if self.overlay.is_empty() {
             return None;
         }
         self.compactions += 1;
+        let refresh = refresh
+            .then(|| {
+                Some(Refresh {
+                    base: self.base_graph.clone()?,
+                    served: self.live.current().map(|s| s.graph.clone()),
+                })
+            })
+            .flatten();
         Some(Job {
+            refresh,
             origin: self.base.clone().expect("a base is served"),
             dir: self.shared.options.compact_dir.clone(),
             overlay: self.overlay.clone(),
@@ -526,12 +540,14 @@ impl State {
         self.base_graph = Some(graph.base_only());
         self.base_positions = positions;
         self.overlay = left;
+        self.folded_at = Instant::now();
         lock(&self.shared.status).entities_live = self.overlay.entities();
     }
 
-    fn publish_compacted(&mut self, (graph, rows): Built) {
+    fn publish_compacted(&mut self, built: Built) {
         self.held_since = None;
         let positions = self.positions.clone().unwrap_or_default();
+        let (graph, rows) = (built.graph, built.origin);
         self.adopt_base(&graph, rows, positions, Overlay::default());
         self.publish(graph, Duration::ZERO);
         if let Some((number, _)) = self.last_poll {
@@ -546,7 +562,9 @@ impl State {
         let Some((through, db_time_ms)) = self.last_poll else {
             return;
         };
-        let Some(job) = self.job(db_time_ms) else {
+        let fold_interval = self.shared.options.fold_interval;
+        let refresh = !fold_interval.is_zero() && self.folded_at.elapsed() < fold_interval;
+        let Some(job) = self.job(db_time_ms, refresh) else {
             self.unserved_since = None;
             self.held_since = None;
             return;
@@ -571,15 +589,25 @@ impl State {
         let us = took.as_micros().min(u64::MAX as u128) as u64;
         let counters = &self.shared.counters;
         counters.compaction_us.fetch_add(us, Ordering::Relaxed);
-        let (graph, rows) = match built {
+        let built = match built {
             Ok(built) => built,
             Err(e) => return self.compaction_failed(&e.to_string()),
         };
         counters.compactions_ok.fetch_add(1, Ordering::Relaxed);
+        if !built.folded {
+            tracing::info!(
+                ms = took.as_millis() as u64,
+                "refreshed the compacted values over the held entities"
+            );
+            return self.take_refresh(built.graph, through);
+        }
+        counters.folds.fetch_add(1, Ordering::Relaxed);
+        counters.fold_us.fetch_add(us, Ordering::Relaxed);
         tracing::info!(
             ms = took.as_millis() as u64,
-            "compacted the live entities into a new base"
+            "folded the live entities into a new base"
         );
+        let (graph, rows) = (built.graph, built.origin);
         let left = self.overlay.after(through);
         self.adopt_base(&graph, rows, positions, left);
         let compact_only = self.shared.options.compact_interval.is_zero();
@@ -594,6 +622,36 @@ impl State {
             return;
         }
         // What later polls read, laid over the new base.
+        drop(graph);
+        self.held_since = Some(Instant::now());
+        self.unserved_since = None;
+        if !self.serve_live() {
+            self.unserved_since = Some(Instant::now());
+        } else if let Some((number, _)) = self.last_poll {
+            self.shared.served.send_replace(number);
+        }
+    }
+
+    /// Takes a refresh: the same base files and entities, its compacted
+    /// values as of poll `through` (served so in `--compact-interval 0`,
+    /// where later polls wait for the next compaction; otherwise with
+    /// what later polls read laid over it).
+    fn take_refresh(&mut self, graph: Graph, through: u64) {
+        self.base_name = graph.name.clone();
+        self.base_graph = Some(graph.base_only());
+        let later = !self.overlay.after(through).is_empty();
+        if self.shared.options.compact_interval.is_zero() || !later {
+            self.publish(graph, Duration::ZERO);
+            let served = match self.last_poll {
+                Some((number, _)) if !later => number,
+                _ => through,
+            };
+            self.shared.served.send_replace(served);
+            let left = later.then(Instant::now);
+            self.held_since = left;
+            self.unserved_since = left;
+            return;
+        }
         drop(graph);
         self.held_since = Some(Instant::now());
         self.unserved_since = None;

@@ -29,11 +29,13 @@ impl LiveIndex {
         g: &Graph,
         changes: &Changes<'_>,
         prev: Option<&LiveIndex>,
+        same_counts: bool,
     ) -> Result<LiveIndex, NotLive> {
         let mut b = Builder {
             g,
             c: changes,
             prev,
+            same_counts,
             out: LiveIndex::default(),
         };
         b.out.tags = prev.map_or_else(|| LiveTags::over(g), |p| p.tags.clone());
@@ -59,6 +61,9 @@ struct Builder<'a> {
     g: &'a Graph,
     c: &'a Changes<'a>,
     prev: Option<&'a LiveIndex>,
+    /// Whether `prev` ordered followers by the same counts (the same
+    /// compacted values).
+    same_counts: bool,
     out: LiveIndex,
 }
 
@@ -140,17 +145,6 @@ impl Builder<'_> {
             None => self.g.base.tags.set(set),
         };
         base.updated_at == live.updated_at && tags(base.tagset) == tags(live.tagset)
-    }
-
-    /// The base's counts of an account (none for a new one).
-    fn base_counts(&self, id: AccountId) -> crate::graph::ranks::Counts {
-        self.g
-            .base
-            .stats
-            .counts()
-            .get(id as usize)
-            .copied()
-            .unwrap_or_default()
     }
 
     /// The base's followers of `t` in one of its orders (none for a new
@@ -329,7 +323,9 @@ impl Builder<'_> {
             let mut drops = dropped.remove(&t).unwrap_or_default();
             drops.sort_unstable_by_key(|d| d.0);
             let prev = self.prev.and_then(|p| p.followers.get(&t));
-            if let Some(same) = prev.filter(|f| f.adds == adds && f.drops == drops) {
+            let same =
+                |f: &&Arc<LiveFollowers>| self.same_counts && f.adds == adds && f.drops == drops;
+            if let Some(same) = prev.filter(same) {
                 done.push((t, same.clone()));
                 continue;
             }
@@ -363,10 +359,16 @@ impl Builder<'_> {
                 &new,
                 |x| (Reverse(time_of(x)), key(x)),
             );
+            // In the order of the compacted counts (refreshed ones
+            // re-sorted the base rows they change).
+            let refreshed = self.g.compacted.as_ref().and_then(|c| c.by_count.get(&t));
             let by_count = insert_all(
-                kept(self.base_followers(t, FollowerIndex::by_count)),
+                kept(refreshed.map_or_else(
+                    || self.base_followers(t, FollowerIndex::by_count),
+                    |row| &row[..],
+                )),
                 &new,
-                |x| (Reverse(self.base_counts(x).followers), key(x)),
+                |x| (Reverse(self.g.compacted_followers_count(x)), key(x)),
             );
             // Followers whose record hides them (`block`, `mute`).
             let hides = |r: &Record| self.out.tags.flags(self.g, r.tagset) & HIDING != 0;

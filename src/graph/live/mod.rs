@@ -221,6 +221,14 @@ impl LiveIndex {
     pub(super) fn has_new_accounts(&self) -> bool {
         !self.new_accounts.is_empty()
     }
+    /// How many accounts the base lacks.
+    pub(super) fn new_account_count(&self) -> usize {
+        self.new_accounts.len()
+    }
+    /// The accounts whose following row is live.
+    pub(super) fn following_accounts(&self) -> impl Iterator<Item = AccountId> + '_ {
+        self.following.keys().copied()
+    }
     /// An account the base lacks.
     #[inline]
     pub(super) fn new_account(&self, id: AccountId) -> Option<&Address> {

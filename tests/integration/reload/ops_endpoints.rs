@@ -82,10 +82,12 @@ fn snapshot_endpoint_reports_the_served_snapshot() {
             "badges",
             "recommended",
             "latest_follows",
+            "compacted",
             "live"
         ]
     );
     assert_eq!(memory["live"], 0, "no tail, no live index: {v}");
+    assert_eq!(memory["compacted"], 0, "no tail, no refresh: {v}");
     assert!(memory.values().all(|b| b.is_u64()), "{v}");
     assert!(memory["accounts"].as_u64() > Some(0), "{v}");
     let expected = json!({
