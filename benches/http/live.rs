@@ -218,6 +218,8 @@ fn tail_counters(server: &Server) -> Value {
         "poll_s": server.metric("followgraph_tail_poll_seconds_total"),
         "compactions": server.metric("followgraph_compactions_total"),
         "compaction_s": server.metric("followgraph_compaction_seconds_total"),
+        "folds": server.metric("followgraph_compaction_folds_total"),
+        "fold_s": server.metric("followgraph_compaction_fold_seconds_total"),
         "events": server.metric("followgraph_tail_events_total"),
     })
 }
@@ -290,6 +292,7 @@ pub fn run_live(o: &Opts, work: &Path) {
     server.stop();
 
     let compactions = delta(&counters1, &counters0, "compactions");
+    let folds = delta(&counters1, &counters0, "folds");
     let report = json!({
         "accounts": o.accounts, "rate": o.live_rate, "seconds": o.live_seconds,
         "tables": snapshot["tables"],
@@ -304,6 +307,12 @@ pub fn run_live(o: &Opts, work: &Path) {
         "compaction": {
             "count": compactions,
             "mean_s": delta(&counters1, &counters0, "compaction_s") / compactions.max(1.0),
+            // Refreshes in memory, and folds into files among them.
+            "refresh_mean_s": (delta(&counters1, &counters0, "compaction_s")
+                - delta(&counters1, &counters0, "fold_s"))
+                / (compactions - folds).max(1.0),
+            "folds": folds,
+            "fold_mean_s": delta(&counters1, &counters0, "fold_s") / folds.max(1.0),
             "rss_before_mib": rss_before >> 20, "peak_rss_mib": peak >> 20,
         },
         "reload": reload,
