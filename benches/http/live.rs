@@ -216,6 +216,7 @@ fn tail_counters(server: &Server) -> Value {
     json!({
         "polls": server.metric("followgraph_tail_polls_total"),
         "poll_s": server.metric("followgraph_tail_poll_seconds_total"),
+        "live_s": server.metric("followgraph_live_index_seconds_total"),
         "compactions": server.metric("followgraph_compactions_total"),
         "compaction_s": server.metric("followgraph_compaction_seconds_total"),
         "folds": server.metric("followgraph_compaction_folds_total"),
@@ -300,6 +301,7 @@ pub fn run_live(o: &Opts, work: &Path) {
         "tail": {
             "polls_per_s": delta(&counters1, &counters0, "polls") / elapsed,
             "poll_s_per_s": delta(&counters1, &counters0, "poll_s") / elapsed,
+            "live_index_s_per_s": delta(&counters1, &counters0, "live_s") / elapsed,
             "db_statements_per_s": (calls1 - calls0) as f64 / elapsed,
             "db_exec_ms_per_s": (db_ms1 - db_ms0) / elapsed,
             "events_per_s": delta(&counters1, &counters0, "events") / elapsed,

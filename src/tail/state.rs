@@ -360,13 +360,19 @@ impl State {
     /// Serves the held entities on top of the served base (a live index),
     /// unless they need a compaction first.
     fn serve_live(&mut self) -> bool {
+        self.serve_live_after(None)
+    }
+
+    /// `serve_live`, sharing what `prev` built over the same base and
+    /// compacted values (else what the served graph did).
+    fn serve_live_after(&mut self, prev: Option<&Graph>) -> bool {
         let Some(base) = self.base_graph.as_ref() else {
             return false;
         };
         let started = Instant::now();
         let changes = self.overlay.changes();
         let served = self.live.current();
-        let prev = served.as_ref().map(|s| &s.graph);
+        let prev = prev.or(served.as_ref().map(|s| &s.graph));
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             base.with_live(&changes, prev)
         }));
@@ -652,10 +658,12 @@ impl State {
             self.unserved_since = left;
             return;
         }
-        drop(graph);
+        // What later polls read, over the refreshed values: the refresh's
+        // own live index shares its rows (the served one orders followers
+        // by the old counts).
         self.held_since = Some(Instant::now());
         self.unserved_since = None;
-        if !self.serve_live() {
+        if !self.serve_live_after(Some(&graph)) {
             self.unserved_since = Some(Instant::now());
         } else if let Some((number, _)) = self.last_poll {
             self.shared.served.send_replace(number);

@@ -323,10 +323,17 @@ impl Builder<'_> {
             let mut drops = dropped.remove(&t).unwrap_or_default();
             drops.sort_unstable_by_key(|d| d.0);
             let prev = self.prev.and_then(|p| p.followers.get(&t));
-            let same =
-                |f: &&Arc<LiveFollowers>| self.same_counts && f.adds == adds && f.drops == drops;
-            if let Some(same) = prev.filter(same) {
-                done.push((t, same.clone()));
+            if let Some(same) = prev.filter(|f| f.adds == adds && f.drops == drops) {
+                if self.same_counts {
+                    done.push((t, same.clone()));
+                    continue;
+                }
+                // Only the order by count depends on the compacted counts.
+                let mut followers = LiveFollowers::clone(same);
+                followers.by_count.sort_unstable_by_key(|&x| {
+                    (Reverse(self.g.compacted_followers_count(x)), key(x))
+                });
+                done.push((t, Arc::new(followers)));
                 continue;
             }
             // The base followers of t whose row changed: they leave every

@@ -148,7 +148,7 @@ impl LiveRow {
 /// following rows that name it and the base records those rows had
 /// (follower ascending). The next build over the same base shares an
 /// entry whose records are the same.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct LiveFollowers {
     adds: Vec<(AccountId, Record)>,
     drops: Vec<(AccountId, Record)>,
