@@ -93,6 +93,8 @@ struct State {
     /// When the base's files were last loaded (a snapshot or a fold):
     /// compactions refresh in memory until `--fold-interval` has passed.
     folded_at: Instant,
+    /// How long the last live index took to build.
+    last_live_build: Duration,
 }
 
 pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64) + Send>) {
@@ -133,6 +135,7 @@ pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64)
         compact_not_before: Instant::now(),
         last_build: (Instant::now(), Duration::ZERO),
         folded_at: Instant::now(),
+        last_live_build: Duration::ZERO,
     };
     state.run();
 }
@@ -258,6 +261,7 @@ impl State {
         }
         self.last_build = (Instant::now(), took);
         self.folded_at = Instant::now();
+        self.last_live_build = Duration::ZERO;
         let saved = (!first).then(|| Saved {
             base: self.base.take(),
             base_graph: self.base_graph.take(),
@@ -378,6 +382,7 @@ impl State {
         }));
         drop(served);
         drop(changes);
+        self.last_live_build = started.elapsed();
         self.shared
             .counters
             .live_build_us
@@ -547,6 +552,7 @@ impl State {
         self.base_positions = positions;
         self.overlay = left;
         self.folded_at = Instant::now();
+        self.last_live_build = Duration::ZERO;
         lock(&self.shared.status).entities_live = self.overlay.entities();
     }
 
@@ -568,8 +574,13 @@ impl State {
         let Some((through, db_time_ms)) = self.last_poll else {
             return;
         };
+        // A refresh keeps the entities live: fold once the live index
+        // costs half a poll interval to build (it grows with them), or
+        // after `--fold-interval`.
         let fold_interval = self.shared.options.fold_interval;
-        let refresh = !fold_interval.is_zero() && self.folded_at.elapsed() < fold_interval;
+        let refresh = !fold_interval.is_zero()
+            && self.folded_at.elapsed() < fold_interval
+            && self.last_live_build < self.shared.options.interval / 2;
         let Some(job) = self.job(db_time_ms, refresh) else {
             self.unserved_since = None;
             self.held_since = None;
