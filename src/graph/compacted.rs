@@ -219,7 +219,11 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
     // (changes against the base).
     let mut owners: FastMap<AccountId, i64> = FastMap::default();
     let mut holders: FastMap<AccountId, i64> = FastMap::default();
-    let id_of = |a: &Address| g.account_id(a).expect("the live index names every address");
+    // The live index names every address an entity holds.
+    let id_of = |a: &Address| {
+        g.account_id(a)
+            .ok_or(NeedsFold("an address the live index lacks"))
+    };
     for (&token, state) in changes.lists {
         let before = lists.parts(token);
         if let Some(parts) = &before {
@@ -233,9 +237,12 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
             }
         }
         if let Some(row) = &state.row {
-            *owners.entry(id_of(&row.owner)).or_default() += 1;
-            let mut targets: Vec<AccountId> =
-                state.records.iter().map(|r| id_of(&r.address)).collect();
+            *owners.entry(id_of(&row.owner)?).or_default() += 1;
+            let mut targets: Vec<AccountId> = state
+                .records
+                .iter()
+                .map(|r| id_of(&r.address))
+                .collect::<Result<_, _>>()?;
             targets.sort_unstable();
             targets.dedup();
             for t in targets {
@@ -257,6 +264,7 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
     // replaces the base's ops of its list (a primary list's are its
     // user's visible ops, another's its hidden ones).
     let mut replaced_users: Vec<AccountId> = Vec::new();
+    let mut removed_ops = 0u64;
     for ops in &changes.ops {
         let exists = match changes.lists.get(&ops.token) {
             Some(state) => state.row.is_some(),
@@ -273,9 +281,9 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
                 Some(user) if g.base_primary_list(user) == Some(ops.token) => {
                     replaced_users.push(user)
                 }
-                _ => s.list_op_count -= lists.hidden_ops(ops.token).count() as u64,
+                _ => removed_ops += lists.hidden_ops(ops.token).count() as u64,
             },
-            None if exists => s.list_op_count -= lists.unlisted_ops(ops.token),
+            None if exists => removed_ops += lists.unlisted_ops(ops.token),
             None => {}
         }
     }
@@ -287,8 +295,9 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
             .count_by_actor(&replaced_users)
             .iter()
             .sum();
-        s.list_op_count -= visible;
+        removed_ops += visible;
     }
+    s.list_op_count = less(s.list_op_count, removed_ops)?;
     // Owners: how many base lists each one owns.
     let mut owned: FastMap<AccountId, i64> = owners.keys().map(|&o| (o, 0)).collect();
     for o in lists.owners() {
@@ -298,7 +307,7 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
     }
     for (o, delta) in owners {
         let was = owned[&o];
-        s.user_count = adjust(s.user_count, was > 0, was + delta > 0);
+        s.user_count = adjust(s.user_count, was > 0, was + delta > 0)?;
     }
     // Holders: primary lists (the base's followers count) and the others.
     let mut held: FastMap<AccountId, i64> = holders
@@ -322,16 +331,24 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
     }
     for (t, delta) in holders {
         let was = held[&t];
-        s.address_count = adjust(s.address_count, was > 0, was + delta > 0);
+        s.address_count = adjust(s.address_count, was > 0, was + delta > 0)?;
     }
     Ok(s)
 }
 
 /// A distinct count after one member's presence went from `was` to `is`.
-fn adjust(count: u64, was: bool, is: bool) -> u64 {
+fn adjust(count: u64, was: bool, is: bool) -> Result<u64, NeedsFold> {
     match (was, is) {
-        (false, true) => count + 1,
-        (true, false) => count - 1,
-        _ => count,
+        (false, true) => Ok(count + 1),
+        (true, false) => less(count, 1),
+        _ => Ok(count),
     }
+}
+
+/// `count - n`; below zero the base and the entities disagree, and files
+/// settle it.
+fn less(count: u64, n: u64) -> Result<u64, NeedsFold> {
+    count
+        .checked_sub(n)
+        .ok_or(NeedsFold("the base's counts and the entities disagree"))
 }
