@@ -12,8 +12,8 @@
 //!   no base is made from it.
 //!
 //! A refresh runs unless `--fold-interval` has passed since the base's
-//! files were loaded, the live index takes half a poll interval to build
-//! (it grows with the entities held), or the entities need files (the
+//! files were loaded, the live index took half a poll interval to build on
+//! average since the last compaction (it grows with the entities held), or the entities need files (the
 //! live index cannot hold them, or the refresh cannot: `NeedsFold`, and
 //! the same job folds).
 //!

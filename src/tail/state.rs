@@ -93,8 +93,9 @@ struct State {
     /// When the base's files were last loaded (a snapshot or a fold):
     /// compactions refresh in memory until `--fold-interval` has passed.
     folded_at: Instant,
-    /// How long the last live index took to build.
-    last_live_build: Duration,
+    /// Live index builds since the last compaction started: how many,
+    /// and their total time.
+    live_builds: (u32, Duration),
 }
 
 pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64) + Send>) {
@@ -135,7 +136,7 @@ pub(super) fn run(shared: Arc<Shared>, live: Arc<Live>, on_swap: Box<dyn Fn(u64)
         compact_not_before: Instant::now(),
         last_build: (Instant::now(), Duration::ZERO),
         folded_at: Instant::now(),
-        last_live_build: Duration::ZERO,
+        live_builds: (0, Duration::ZERO),
     };
     state.run();
 }
@@ -261,7 +262,7 @@ impl State {
         }
         self.last_build = (Instant::now(), took);
         self.folded_at = Instant::now();
-        self.last_live_build = Duration::ZERO;
+        self.live_builds = (0, Duration::ZERO);
         let saved = (!first).then(|| Saved {
             base: self.base.take(),
             base_graph: self.base_graph.take(),
@@ -382,7 +383,8 @@ impl State {
         }));
         drop(served);
         drop(changes);
-        self.last_live_build = started.elapsed();
+        self.live_builds.0 += 1;
+        self.live_builds.1 += started.elapsed();
         self.shared
             .counters
             .live_build_us
@@ -552,7 +554,7 @@ impl State {
         self.base_positions = positions;
         self.overlay = left;
         self.folded_at = Instant::now();
-        self.last_live_build = Duration::ZERO;
+        self.live_builds = (0, Duration::ZERO);
         lock(&self.shared.status).entities_live = self.overlay.entities();
     }
 
@@ -575,12 +577,13 @@ impl State {
             return;
         };
         // A refresh keeps the entities live: fold once the live index
-        // costs half a poll interval to build (it grows with them), or
-        // after `--fold-interval`.
+        // costs half a poll interval to build on average since the last
+        // compaction (it grows with them), or after `--fold-interval`.
         let fold_interval = self.shared.options.fold_interval;
+        let (builds, took) = std::mem::take(&mut self.live_builds);
         let refresh = !fold_interval.is_zero()
             && self.folded_at.elapsed() < fold_interval
-            && self.last_live_build < self.shared.options.interval / 2;
+            && took < self.shared.options.interval / 2 * builds.max(1);
         let Some(job) = self.job(db_time_ms, refresh) else {
             self.unserved_since = None;
             self.held_since = None;
