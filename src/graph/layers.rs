@@ -66,11 +66,6 @@ impl Graph {
             ..self.base_only()
         })
     }
-    /// Whether compacted values refreshed over the base answer.
-    pub fn is_refreshed(&self) -> bool {
-        self.compacted.is_some()
-    }
-
     /// Approximate heap bytes held by each part of the graph (capacities
     /// times element sizes; hash maps at ~1 control byte per slot).
     pub fn memory_by_part(&self) -> Vec<(&'static str, usize)> {
