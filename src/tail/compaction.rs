@@ -132,6 +132,13 @@ fn fold(job: Job) -> Result<Built, SnapshotError> {
     })
 }
 
+/// The `n`th compaction's name over base `base`: `snap-x+liveN` (of
+/// `snap-x` or of an earlier `snap-x+liveM`).
+pub(super) fn name(base: &str, n: u64) -> String {
+    let stem = base.split_once("+live").map_or(base, |(stem, _)| stem);
+    format!("{stem}+live{n}")
+}
+
 /// The name of a process's compaction directory, before its pid.
 pub(super) const DIR_PREFIX: &str = "followgraph-compactions-";
 

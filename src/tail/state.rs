@@ -533,7 +533,7 @@ impl State {
             origin: self.base.clone().expect("a base is served"),
             dir: self.shared.options.compact_dir.clone(),
             overlay: self.overlay.clone(),
-            name: format!("{}+live{}", base_stem(&self.base_name), self.compactions),
+            name: compaction::name(&self.base_name, self.compactions),
             created_at_ms,
             positions: self.positions.clone().unwrap_or_default(),
         })
@@ -697,9 +697,4 @@ impl State {
 
 fn elapsed_us(since: Instant) -> u64 {
     since.elapsed().as_micros().min(u64::MAX as u128) as u64
-}
-
-/// `snap-x` of `snap-x+live3`.
-fn base_stem(name: &str) -> &str {
-    name.split_once("+live").map_or(name, |(stem, _)| stem)
 }
