@@ -132,14 +132,13 @@ pub fn render_count(g: &Graph, out: &mut String) {
 pub fn render_all(g: &Graph, out: &mut String) {
     const ROW: &str = "{\"address\":\"0x0000000000000000000000000000000000000000\",\"name\":},";
     let name = |id: AccountId| g.profile(id).map(|p| p.name());
-    let members = g.leaderboard_by_address();
-    let len: usize = members
-        .iter()
-        .map(|&id| ROW.len() + name(id).map_or(4, str_len))
+    let len: usize = g
+        .leaderboard_by_address()
+        .map(|id| ROW.len() + name(id).map_or(4, str_len))
         .sum();
     out.reserve_exact(len + "{\"results\":[]}".len());
     out.push_str("{\"results\":[");
-    for (i, &id) in members.iter().enumerate() {
+    for (i, id) in g.leaderboard_by_address().enumerate() {
         if i > 0 {
             out.push(',');
         }

@@ -203,8 +203,6 @@ fn resorted_rows(
             row.sort_unstable_by_key(|&f| (Reverse(counts[f as usize].followers), g.order_key(f)));
             (row != old).then(|| (t, row.into_boxed_slice()))
         })
-        .collect::<Vec<_>>()
-        .into_iter()
         .collect()
 }
 
@@ -266,9 +264,10 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
     let mut replaced_users: Vec<AccountId> = Vec::new();
     let mut removed_ops = 0u64;
     for ops in &changes.ops {
+        let before = lists.parts(ops.token);
         let exists = match changes.lists.get(&ops.token) {
             Some(state) => state.row.is_some(),
-            None => lists.parts(ops.token).is_some(),
+            None => before.is_some(),
         };
         if exists {
             s.list_op_count += ops.ops.len() as u64;
@@ -276,7 +275,7 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
         if !ops.replace {
             continue;
         }
-        match lists.parts(ops.token) {
+        match before {
             Some(parts) => match parts.user {
                 Some(user) if g.base_primary_list(user) == Some(ops.token) => {
                     replaced_users.push(user)

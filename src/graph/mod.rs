@@ -544,18 +544,16 @@ impl Graph {
         self.compacted_stats().leaderboard()
     }
     /// The leaderboard's accounts in address order (compacted).
-    pub fn leaderboard_by_address(&self) -> Vec<AccountId> {
+    pub fn leaderboard_by_address(&self) -> impl Iterator<Item = AccountId> + '_ {
         if let Some(c) = &self.compacted {
-            return c.board_by_address.clone();
+            return records::Either::Left(c.board_by_address.iter().copied());
         }
-        let on_board = |id: AccountId| {
+        let on_board = |id: &AccountId| {
             self.base
                 .stats
-                .on_leaderboard(id, self.base_primary_list(id).is_some())
+                .on_leaderboard(*id, self.base_primary_list(*id).is_some())
         };
-        (0..self.base.accounts.len() as AccountId)
-            .filter(|&id| on_board(id))
-            .collect()
+        records::Either::Right((0..self.base.accounts.len() as AccountId).filter(on_board))
     }
     /// The accounts whose `sort` count is above 0, that count descending
     /// or ascending, then address ascending (compacted).

@@ -183,7 +183,10 @@ fn compacted_values(g: &Graph) -> Vec<String> {
     let mut out = vec![
         format!("stats {:?}", g.global_stats()),
         format!("board {:?}", addresses(g.leaderboard())),
-        format!("by address {:?}", addresses(&g.leaderboard_by_address())),
+        format!(
+            "by address {:?}",
+            addresses(&g.leaderboard_by_address().collect::<Vec<_>>())
+        ),
     ];
     let board = g.leaderboard();
     for term in [
