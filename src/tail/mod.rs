@@ -30,6 +30,8 @@
 //! (`rewrite.rs`) plus a load.
 
 mod compaction;
+#[cfg(test)]
+mod live_chain_tests;
 mod overlay;
 mod poll;
 #[cfg(test)]

@@ -9,13 +9,13 @@ use crate::rng::SplitMix64;
 use crate::snapshot::{Address, EnsRow, ListRow, ListState, Op, OpRow, PrimaryListRow};
 use crate::snapshot::{RecordRow, Tables, TagRow};
 
-const ACCOUNTS: u64 = 24;
+pub(super) const ACCOUNTS: u64 = 24;
 const LISTS: u64 = 20;
 const TAGS: [&str; 4] = ["top8", "block", "mute", "friend"];
 
 /// Base accounts' addresses are even in byte 17, the held entities' new
 /// ones odd: they fall between the base's in address order.
-fn address(i: u64, new: bool) -> Address {
+pub(super) fn address(i: u64, new: bool) -> Address {
     let mut a = [0; 20];
     a[17] = (2 * i + u64::from(new)) as u8;
     a[19] = 1;
@@ -85,7 +85,7 @@ fn op(r: &mut SplitMix64, token_id: u64, seq: u64, new_ones: bool) -> OpRow {
     }
 }
 
-fn base(r: &mut SplitMix64) -> Tables {
+pub(super) fn base(r: &mut SplitMix64) -> Tables {
     let lists: Vec<ListRow> = (1..=LISTS).map(|t| list(r, t, false)).collect();
     let mut t = Tables::default();
     for l in &lists {
@@ -121,9 +121,10 @@ fn base(r: &mut SplitMix64) -> Tables {
     t
 }
 
-/// Some lists re-read (new accounts among them), a mint or two, primary
-/// lists changed, new ops, sometimes a history read again.
-fn held(r: &mut SplitMix64, base: &Tables) -> Overlay {
+/// One poll's reads: some lists re-read (new accounts among them), a
+/// mint or two, primary lists changed, new ops, sometimes a history read
+/// again.
+pub(super) fn reread(r: &mut SplitMix64, base: &Tables) -> Reread {
     let mut reread = Reread::default();
     for token in 1..=LISTS + 2 {
         if !r.chance(0.35) {
@@ -168,8 +169,13 @@ fn held(r: &mut SplitMix64, base: &Tables) -> Overlay {
             .rescanned
             .insert(token, vec![(o, (at, 1, [900, 0, 0]))]);
     }
+    reread
+}
+
+/// The entities of one poll's reads.
+fn held(r: &mut SplitMix64, base: &Tables) -> Overlay {
     let mut overlay = Overlay::default();
-    overlay.apply(reread, 1);
+    overlay.apply(reread(r, base), 1);
     overlay
 }
 

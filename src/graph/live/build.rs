@@ -7,13 +7,16 @@
 //! and the entities, so the tail builds it again after each poll. What a
 //! hub costs (its followers' orders, its notification row) is shared
 //! with the previous build over the same base where its inputs are the
-//! same, so a poll pays for what it changed; new account ids and tag ids
-//! carry over from that build so that equal inputs compare equal.
+//! same, and its follower orders are patched from that build's where some
+//! followers' records differ (`splice.rs`), so a poll pays for what it
+//! changed; new account ids and tag ids carry over from that build so
+//! that equal inputs compare equal.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use super::splice::{insert_all, splice, symmetric_difference};
 use super::{Changes, LiveFollowers, LiveIndex, LiveList, LiveRow, LiveTags, NotLive};
 use crate::graph::{AccountId, FollowerIndex, Graph, OwnRecords, Record, RecordRow};
 use crate::graph::{FLAG_BLOCK, FLAG_MUTE, FLAG_TOP8};
@@ -336,6 +339,14 @@ impl Builder<'_> {
                 done.push((t, Arc::new(followers)));
                 continue;
             }
+            // Inputs that moved since the previous build: its orders with
+            // the followers whose record changed taken out and put back.
+            if let Some(p) = prev.filter(|_| self.same_counts) {
+                if let Some(followers) = self.patched(t, p, adds.clone(), drops.clone()) {
+                    done.push((t, Arc::new(followers)));
+                    continue;
+                }
+            }
             // The base followers of t whose row changed: they leave every
             // order (those that still follow t come back with `adds`). A
             // hub's orders are copied once each, and each follower checked
@@ -377,11 +388,7 @@ impl Builder<'_> {
                 &new,
                 |x| (Reverse(self.g.compacted_followers_count(x)), key(x)),
             );
-            // Followers whose record hides them (`block`, `mute`).
-            let hides = |r: &Record| self.out.tags.flags(self.g, r.tagset) & HIDING != 0;
-            let hidden = (base.stats.hidden_followers(t)
-                + adds.iter().filter(|(_, r)| hides(r)).count() as u32)
-                .saturating_sub(drops.iter().filter(|(_, r)| hides(r)).count() as u32);
+            let hidden = self.hidden(t, &adds, &drops);
             // The base's taggers of t but those that left (`gone`), then
             // the added records with tags.
             let gone_tagged: BTreeSet<&Address> = drops
@@ -414,6 +421,102 @@ impl Builder<'_> {
         self.out.followers.extend(done);
     }
 
+    /// Followers of `t` whose record hides them (`block`, `mute`).
+    fn hidden(
+        &self,
+        t: AccountId,
+        adds: &[(AccountId, Record)],
+        drops: &[(AccountId, Record)],
+    ) -> u32 {
+        let hides = |r: &Record| self.out.tags.flags(self.g, r.tagset) & HIDING != 0;
+        (self.g.base.stats.hidden_followers(t)
+            + adds.iter().filter(|(_, r)| hides(r)).count() as u32)
+            .saturating_sub(drops.iter().filter(|(_, r)| hides(r)).count() as u32)
+    }
+
+    /// `t`'s followers from `prev`'s (a build over the same base and
+    /// counts) when only some followers' records differ: each order loses
+    /// their old places and gains their new ones, a binary search each and
+    /// one copy of the order, where a build from the base filters every
+    /// follower of a hub and finds each tagger's id by address. `None`
+    /// when an old place is not where its key says (then t is built from
+    /// the base).
+    fn patched(
+        &self,
+        t: AccountId,
+        prev: &LiveFollowers,
+        adds: Vec<(AccountId, Record)>,
+        drops: Vec<(AccountId, Record)>,
+    ) -> Option<LiveFollowers> {
+        let base = &self.g.base;
+        // f's record of t as a set of inputs shows it (None: f does not
+        // follow t).
+        let record = |adds: &[(AccountId, Record)], drops: &[(AccountId, Record)], f| match adds
+            .binary_search_by_key(&f, |a| a.0)
+        {
+            Ok(i) => Some(adds[i].1),
+            Err(_) if drops.binary_search_by_key(&f, |d| d.0).is_ok() => None,
+            Err(_) => base.records.record(f, t),
+        };
+        let mut changed: Vec<AccountId> = symmetric_difference(&prev.adds, &adds);
+        changed.extend(symmetric_difference(&prev.drops, &drops));
+        changed.sort_unstable();
+        changed.dedup();
+        // (follower, old record) out, (follower, new record) in.
+        let mut out = Vec::new();
+        let mut put = Vec::new();
+        for f in changed {
+            let (was, now) = (record(&prev.adds, &prev.drops, f), record(&adds, &drops, f));
+            if was != now {
+                out.extend(was.map(|r| (f, r)));
+                put.extend(now.map(|r| (f, r)));
+            }
+        }
+        let key = |x: AccountId| self.out.key(x);
+        // Each order's key of a follower with its record; the orders hold
+        // the previous records (the changed followers' are in `out`).
+        let time = |x: AccountId| record(&prev.adds, &prev.drops, x).map_or(0, |r| r.updated_at);
+        let by_address = splice(
+            &prev.by_address,
+            out.iter().map(|&(f, _)| key(f)),
+            put.iter().map(|&(f, _)| (key(f), f)),
+            |&x| key(x),
+        )?;
+        let latest = splice(
+            &prev.latest,
+            out.iter().map(|&(f, r)| (Reverse(r.updated_at), key(f))),
+            put.iter()
+                .map(|&(f, r)| ((Reverse(r.updated_at), key(f)), f)),
+            |&x| (Reverse(time(x)), key(x)),
+        )?;
+        let count = |x: AccountId| (Reverse(self.g.compacted_followers_count(x)), key(x));
+        let by_count = splice(
+            &prev.by_count,
+            out.iter().map(|&(f, _)| count(f)),
+            put.iter().map(|&(f, _)| (count(f), f)),
+            |&x| count(x),
+        )?;
+        let tagged = splice(
+            &prev.tagged,
+            out.iter()
+                .filter(|(_, r)| r.tagset != 0)
+                .map(|&(f, _)| key(f)),
+            put.iter()
+                .filter(|(_, r)| r.tagset != 0)
+                .map(|&(f, r)| (key(f), (f, r.tagset))),
+            |&(x, _)| key(x),
+        )?;
+        Some(LiveFollowers {
+            hidden: self.hidden(t, &adds, &drops),
+            adds,
+            drops,
+            latest,
+            by_count,
+            by_address,
+            tagged,
+        })
+    }
+
     /// Each role-affected account's lists: the base's but the live ones,
     /// and the live lists that name it.
     fn lists_of(&mut self, affected: &BTreeSet<AccountId>) {
@@ -442,36 +545,6 @@ impl Builder<'_> {
 }
 
 const HIDING: u8 = FLAG_BLOCK | FLAG_MUTE;
-
-/// `v` (ordered by `key`) with `new` (absent from it) inserted in
-/// order: a binary search each, then one pass that copies `v` in the
-/// segments between them (a hub's order is not shifted once per insert).
-fn insert_all<K: Ord>(
-    v: Vec<AccountId>,
-    new: &[AccountId],
-    key: impl Fn(AccountId) -> K,
-) -> Vec<AccountId> {
-    if new.is_empty() {
-        return v;
-    }
-    let mut at: Vec<(usize, K, AccountId)> = new
-        .iter()
-        .map(|&x| {
-            let k = key(x);
-            (v.partition_point(|&y| key(y) < k), k, x)
-        })
-        .collect();
-    at.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-    let mut out = Vec::with_capacity(v.len() + new.len());
-    let mut from = 0;
-    for (i, _, x) in at {
-        out.extend_from_slice(&v[from..i]);
-        out.push(x);
-        from = i;
-    }
-    out.extend_from_slice(&v[from..]);
-    out
-}
 
 /// List `token`'s own records in the base (where the base keeps them).
 fn base_list_row(g: &Graph, token: u64) -> RecordRow<'_> {

@@ -47,6 +47,7 @@
 
 mod build;
 mod notify;
+mod splice;
 #[cfg(test)]
 mod tests;
 
