@@ -342,8 +342,9 @@ impl Builder<'_> {
             // Inputs that moved since the previous build: its orders with
             // the followers whose record changed taken out and put back.
             if let Some(p) = prev.filter(|_| self.same_counts) {
-                if let Some(followers) = self.patched(t, p, adds.clone(), drops.clone()) {
-                    done.push((t, Arc::new(followers)));
+                if let Some(orders) = self.patched(t, p, &adds, &drops) {
+                    let hidden = self.hidden(t, &adds, &drops);
+                    done.push((t, Arc::new(orders.with(adds, drops, hidden))));
                     continue;
                 }
             }
@@ -407,16 +408,13 @@ impl Builder<'_> {
                 )
                 .collect();
             tagged.sort_unstable_by_key(|&(x, _)| key(x));
-            let followers = LiveFollowers {
-                adds,
-                drops,
+            let orders = Orders {
                 latest,
                 by_count,
                 by_address,
-                hidden,
                 tagged,
             };
-            done.push((t, Arc::new(followers)));
+            done.push((t, Arc::new(orders.with(adds, drops, hidden))));
         }
         self.out.followers.extend(done);
     }
@@ -445,9 +443,9 @@ impl Builder<'_> {
         &self,
         t: AccountId,
         prev: &LiveFollowers,
-        adds: Vec<(AccountId, Record)>,
-        drops: Vec<(AccountId, Record)>,
-    ) -> Option<LiveFollowers> {
+        adds: &[(AccountId, Record)],
+        drops: &[(AccountId, Record)],
+    ) -> Option<Orders> {
         let base = &self.g.base;
         // f's record of t as a set of inputs shows it (None: f does not
         // follow t).
@@ -458,15 +456,15 @@ impl Builder<'_> {
             Err(_) if drops.binary_search_by_key(&f, |d| d.0).is_ok() => None,
             Err(_) => base.records.record(f, t),
         };
-        let mut changed: Vec<AccountId> = symmetric_difference(&prev.adds, &adds);
-        changed.extend(symmetric_difference(&prev.drops, &drops));
+        let mut changed: Vec<AccountId> = symmetric_difference(&prev.adds, adds);
+        changed.extend(symmetric_difference(&prev.drops, drops));
         changed.sort_unstable();
         changed.dedup();
         // (follower, old record) out, (follower, new record) in.
         let mut out = Vec::new();
         let mut put = Vec::new();
         for f in changed {
-            let (was, now) = (record(&prev.adds, &prev.drops, f), record(&adds, &drops, f));
+            let (was, now) = (record(&prev.adds, &prev.drops, f), record(adds, drops, f));
             if was != now {
                 out.extend(was.map(|r| (f, r)));
                 put.extend(now.map(|r| (f, r)));
@@ -506,10 +504,7 @@ impl Builder<'_> {
                 .map(|&(f, r)| (key(f), (f, r.tagset))),
             |&(x, _)| key(x),
         )?;
-        Some(LiveFollowers {
-            hidden: self.hidden(t, &adds, &drops),
-            adds,
-            drops,
+        Some(Orders {
             latest,
             by_count,
             by_address,
@@ -545,6 +540,33 @@ impl Builder<'_> {
 }
 
 const HIDING: u8 = FLAG_BLOCK | FLAG_MUTE;
+
+/// A follower entry's orders (see [`LiveFollowers`]).
+struct Orders {
+    latest: Vec<AccountId>,
+    by_count: Vec<AccountId>,
+    by_address: Vec<AccountId>,
+    tagged: Vec<(AccountId, u32)>,
+}
+
+impl Orders {
+    fn with(
+        self,
+        adds: Vec<(AccountId, Record)>,
+        drops: Vec<(AccountId, Record)>,
+        hidden: u32,
+    ) -> LiveFollowers {
+        LiveFollowers {
+            adds,
+            drops,
+            latest: self.latest,
+            by_count: self.by_count,
+            by_address: self.by_address,
+            hidden,
+            tagged: self.tagged,
+        }
+    }
+}
 
 /// List `token`'s own records in the base (where the base keeps them).
 fn base_list_row(g: &Graph, token: u64) -> RecordRow<'_> {
