@@ -46,13 +46,7 @@ pub fn render_search(g: &Graph, p: &SearchParams, out: &mut String) {
     push_str(out, &g.created_at);
     out.push_str(",\"results\":[");
     if !p.term.is_empty() && p.limit > 0 {
-        let board = g.leaderboard();
-        let ids: Vec<AccountId> = g
-            .search_index()
-            .find(&p.term, p.offset, p.limit, board.len(), |pos| board[pos])
-            .into_iter()
-            .map(|pos| board[pos])
-            .collect();
+        let ids = g.leaderboard_search(&p.term, p.offset, p.limit);
         push_rows(g, &ids, false, out);
     }
     out.push_str("]}");

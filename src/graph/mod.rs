@@ -570,6 +570,22 @@ impl Graph {
             None => &self.base.search,
         }
     }
+    /// Leaderboard accounts whose address or name contains `term_lower`
+    /// (trimmed, lower-cased, non-empty), in leaderboard order, after
+    /// `offset` matches, at most `limit` (compacted).
+    pub fn leaderboard_search(
+        &self,
+        term_lower: &str,
+        offset: usize,
+        limit: usize,
+    ) -> Vec<AccountId> {
+        let board = self.leaderboard();
+        self.search_index()
+            .find(term_lower, offset, limit, board.len(), |p| board[p])
+            .into_iter()
+            .map(|p| board[p])
+            .collect()
+    }
 
     /// Ops targeting the account, `updated_at` descending then `seq`
     /// descending.

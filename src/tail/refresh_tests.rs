@@ -194,7 +194,6 @@ fn compacted_values(g: &Graph) -> Vec<String> {
             addresses(&g.leaderboard_by_address().collect::<Vec<_>>())
         ),
     ];
-    let board = g.leaderboard();
     for term in [
         "n",
         "n1",
@@ -204,10 +203,7 @@ fn compacted_values(g: &Graph) -> Vec<String> {
         "00000000000000000000000000000000001",
         "0x",
     ] {
-        let found = g
-            .search_index()
-            .find(term, 0, 1000, board.len(), |pos| board[pos]);
-        let ids: Vec<u32> = found.into_iter().map(|pos| board[pos]).collect();
+        let ids = g.leaderboard_search(term, 0, 1000);
         out.push(format!("search {term} {:?}", addresses(&ids)));
     }
     for sort in RankedSort::ALL {
