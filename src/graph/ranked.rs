@@ -59,27 +59,13 @@ pub(super) struct RankedOrders {
 impl RankedOrders {
     /// `counts`: every account's, complete (mutuals and tags included).
     pub(super) fn build(counts: &[Counts]) -> RankedOrders {
-        let orders = RankedSort::ALL
-            .par_iter()
-            .map(|&sort| {
-                let count = |id: AccountId| sort.count(&counts[id as usize]);
-                // Sorted as packed keys (count inverted, then id): no
-                // lookup of a count per comparison.
-                let mut keys: Vec<u64> = (0..counts.len() as u32)
-                    .into_par_iter()
-                    .filter_map(|id| {
-                        let c = count(id);
-                        (c > 0).then(|| (u64::from(!c) << 32) | u64::from(id))
-                    })
-                    .collect();
-                keys.par_sort_unstable();
-                let desc: Vec<AccountId> = keys.iter().map(|&k| k as u32).collect();
-                drop(keys);
-                let asc = ascending(&desc, count);
-                (desc, asc)
-            })
-            .collect();
-        RankedOrders { orders }
+        // Sorted as packed keys (count inverted, then id): no lookup of a
+        // count per comparison.
+        Self::sorted_by(
+            counts,
+            |c, id| (u64::from(!c) << 32) | u64::from(id),
+            |&k| k as u32,
+        )
     }
 
     /// As `build`, ties by `key` (address order) where ids are not in
@@ -88,19 +74,30 @@ impl RankedOrders {
         counts: &[Counts],
         key: impl Fn(AccountId) -> u64 + Sync,
     ) -> RankedOrders {
+        Self::sorted_by(counts, |c, id| (!c, key(id), id), |k| k.2)
+    }
+
+    /// Each order of the accounts whose count is above 0, descending by
+    /// `pack(count, id)` (made to sort the count inverted, then the tie),
+    /// and its ascending mirror.
+    fn sorted_by<K: Ord + Send>(
+        counts: &[Counts],
+        pack: impl Fn(u32, AccountId) -> K + Sync,
+        id_of: impl Fn(&K) -> AccountId + Sync,
+    ) -> RankedOrders {
         let orders = RankedSort::ALL
             .par_iter()
             .map(|&sort| {
                 let count = |id: AccountId| sort.count(&counts[id as usize]);
-                let mut keys: Vec<(u32, u64, AccountId)> = (0..counts.len() as u32)
+                let mut keys: Vec<K> = (0..counts.len() as u32)
                     .into_par_iter()
                     .filter_map(|id| {
                         let c = count(id);
-                        (c > 0).then(|| (!c, key(id), id))
+                        (c > 0).then(|| pack(c, id))
                     })
                     .collect();
                 keys.par_sort_unstable();
-                let desc: Vec<AccountId> = keys.iter().map(|k| k.2).collect();
+                let desc: Vec<AccountId> = keys.iter().map(&id_of).collect();
                 drop(keys);
                 let asc = ascending(&desc, count);
                 (desc, asc)
