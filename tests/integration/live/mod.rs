@@ -5,10 +5,13 @@
 //! reflects it; after the run every endpoint answers byte for byte as a
 //! server on a fresh export does; a snapshot swapped in under the tail
 //! never undoes a live follow; the database stopped and started again
-//! loses nothing while answers stay 200.
+//! loses nothing while answers stay 200; folds over a snapshot served
+//! from a bucket (`bucket.rs`).
 
+mod bucket;
 mod indexer;
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -74,8 +77,8 @@ fn seeded_export(pg: &Postgres) -> (Indexer<'_>, tempfile::TempDir) {
 }
 
 /// The tail's server; its compactions go under `compactions/` of its own
-/// temporary directory.
-fn serve_tail(root: &Path, url: &str, extra: &[&str]) -> TestServer {
+/// temporary directory; `envs`: a bucket's credentials.
+fn serve_tail(root: &Path, url: &str, extra: &[&str], envs: &[(&str, OsString)]) -> TestServer {
     let home = tempfile::tempdir().expect("tempdir");
     let compactions = home.path().join("compactions");
     let compactions = compactions.to_str().expect("a UTF-8 path");
@@ -93,7 +96,7 @@ fn serve_tail(root: &Path, url: &str, extra: &[&str]) -> TestServer {
     ];
     flags.extend_from_slice(extra);
     let args = serve_args_with(root, &flags);
-    TestServer::spawn(home, &args, &[])
+    TestServer::spawn(home, &args, envs)
 }
 
 fn sorted_addresses(body: &serde_json::Value) -> Vec<String> {
@@ -324,7 +327,7 @@ fn live_answers_follow_every_commit_and_match_a_fresh_export() {
     let pg = Postgres::start();
     let (mut ix, root) = seeded_export(&pg);
     let url = read_only_url(&pg);
-    let live = serve_tail(root.path(), &url, &["--compact-interval", "0"]);
+    let live = serve_tail(root.path(), &url, &["--compact-interval", "0"], &[]);
     run_events(&mut ix, &live, 7, 45);
 
     // (a) byte for byte a fresh export's answers.
@@ -370,6 +373,7 @@ fn compactions_while_events_arrive_lose_nothing() {
         root.path(),
         &url,
         &["--compact-interval", "1", "--fold-interval", "0"],
+        &[],
     );
     let compactions = live.root().join("compactions");
     run_events(&mut ix, &live, 13, 60);
@@ -505,7 +509,7 @@ fn without_a_compaction(seed_events: u64, every_account: bool) {
         &[],
     );
     let url = read_only_url(&pg);
-    let live = serve_tail(root.path(), &url, &["--compact-interval", "3600"]);
+    let live = serve_tail(root.path(), &url, &["--compact-interval", "3600"], &[]);
     ix.set_primary(&account(1), 50);
     run_events(&mut ix, &live, seed_events, 80);
     ix.set_role(&second, "user", &account(1));
@@ -597,7 +601,6 @@ fn without_counts(body: &str) -> serde_json::Value {
     v
 }
 
-/// Polls `/snapshot` until `pred` holds.
 /// Waits until `/snapshot` answers what `pred` wants; that answer.
 fn wait_for(
     server: &TestServer,
@@ -619,7 +622,7 @@ fn wait_for(
 fn an_older_snapshot_swapped_in_never_undoes_a_live_follow() {
     let pg = Postgres::start();
     let (mut ix, root) = seeded_export(&pg);
-    let live = serve_tail(root.path(), &pg.url(), &["--compact-interval", "3600"]);
+    let live = serve_tail(root.path(), &pg.url(), &["--compact-interval", "3600"], &[]);
     let at = ix.lists[&1].clone().expect("located");
     let target = account(33);
     ix.op(&at, 1, &target, "", false);
