@@ -140,12 +140,7 @@ fn counts_of(g: &Graph, a: AccountId) -> Counts {
     let (targets, _) = g.following_of(a);
     let followers = match g.live().and_then(|l| l.followers_count(a)) {
         Some(n) => n,
-        None => g
-            .base
-            .stats
-            .counts()
-            .get(a as usize)
-            .map_or(0, |c| c.followers),
+        None => base_followers(g, a),
     };
     let mut c = Counts {
         followers,
@@ -165,6 +160,15 @@ fn counts_of(g: &Graph, a: AccountId) -> Counts {
     c
 }
 
+/// The base's followers count of an account (0 for a new one).
+fn base_followers(g: &Graph, id: AccountId) -> u32 {
+    g.base
+        .stats
+        .counts()
+        .get(id as usize)
+        .map_or(0, |c| c.followers)
+}
+
 /// The base followers rows holding an account whose followers count
 /// `counts` changes, sorted again by the new counts; those whose order is
 /// the base's are left out.
@@ -174,14 +178,7 @@ fn resorted_rows(
     n_base: usize,
 ) -> FastMap<AccountId, Box<[AccountId]>> {
     let base = &g.base;
-    let changed = |id: AccountId| {
-        let old = base
-            .stats
-            .counts()
-            .get(id as usize)
-            .map_or(0, |c| c.followers);
-        counts[id as usize].followers != old
-    };
+    let changed = |id: AccountId| counts[id as usize].followers != base_followers(g, id);
     // The rows that hold such an account in the base, or in the live
     // index (a live row is read from the live index, but its follower
     // may leave it again by a later poll's).
@@ -311,14 +308,7 @@ fn global_stats(g: &Graph, changes: &Changes<'_>) -> Result<GlobalStats, NeedsFo
     // Holders: primary lists (the base's followers count) and the others.
     let mut held: FastMap<AccountId, i64> = holders
         .keys()
-        .map(|&t| {
-            let followers = base
-                .stats
-                .counts()
-                .get(t as usize)
-                .map_or(0, |c| c.followers);
-            (t, i64::from(followers))
-        })
+        .map(|&t| (t, i64::from(base_followers(g, t))))
         .collect();
     let others = lists.others();
     for row in 0..others.csr().node_count() as u32 {

@@ -12,10 +12,10 @@
 //!   no base is made from it.
 //!
 //! A refresh runs unless `--fold-interval` has passed since the base's
-//! files were loaded, the live index took half a poll interval to build on
-//! average since the last compaction (it grows with the entities held), or the entities need files (the
-//! live index cannot hold them, or the refresh cannot: `NeedsFold`, and
-//! the same job folds).
+//! files were loaded, the live index took half a poll interval to build
+//! on average since the last compaction (it grows with the entities
+//! held), or the entities need files (the live index cannot hold them,
+//! or the refresh cannot: `NeedsFold`, and the same job folds).
 //!
 //! Cost: a refresh, two live index builds and the compacted values (a
 //! load's leaderboard and search phases), memory a tenth of a graph; a

@@ -51,6 +51,16 @@ impl Overlay {
         self.lists.is_empty() && self.primary.is_empty() && self.ops.is_empty()
     }
 
+    /// Whether a poll after `poll` re-read something held: `after(poll)`
+    /// would hold anything.
+    pub fn changed_after(&self, poll: u64) -> bool {
+        self.list_polls.values().any(|&p| p > poll)
+            || self.primary_polls.values().any(|&p| p > poll)
+            || self.ops.values().any(|held| {
+                held.replaced_at.is_some_and(|p| p > poll) || held.ops.iter().any(|o| o.2 > poll)
+            })
+    }
+
     /// Lays poll `poll`'s re-reads over the entities held so far.
     pub fn apply(&mut self, reread: Reread, poll: u64) {
         for (token, state) in reread.lists {
@@ -523,6 +533,9 @@ mod tests {
         assert_eq!(ops(1), (None, vec![[3, 0, 0]]));
         assert_eq!(ops(2), (None, vec![[4, 0, 0]]));
         assert!(overlay.after(2).is_empty());
+        // As `after` holds something or nothing.
+        assert!(overlay.changed_after(0) && overlay.changed_after(1));
+        assert!(!overlay.changed_after(2));
         // Before every poll, all of it (list 2 still replaced).
         let all = overlay.after(0);
         assert_eq!(all.entities(), overlay.entities());

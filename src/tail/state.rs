@@ -520,14 +520,14 @@ impl State {
             return None;
         }
         self.compactions += 1;
-        let refresh = refresh
-            .then(|| {
-                Some(Refresh {
-                    base: self.base_graph.clone()?,
-                    served: self.live.current().map(|s| s.graph.clone()),
-                })
-            })
-            .flatten();
+        let refresh = self
+            .base_graph
+            .clone()
+            .filter(|_| refresh)
+            .map(|base| Refresh {
+                base,
+                served: self.live.current().map(|s| s.graph.clone()),
+            });
         Some(Job {
             refresh,
             origin: self.base.clone().expect("a base is served"),
@@ -659,7 +659,7 @@ impl State {
     fn take_refresh(&mut self, graph: Graph, through: u64) {
         self.base_name = graph.name.clone();
         self.base_graph = Some(graph.base_only());
-        let later = !self.overlay.after(through).is_empty();
+        let later = self.overlay.changed_after(through);
         if self.shared.options.compact_interval.is_zero() || !later {
             self.publish(graph, Duration::ZERO);
             let served = match self.last_poll {
