@@ -294,6 +294,10 @@ pub fn run_live(o: &Opts, work: &Path) {
 
     let compactions = delta(&counters1, &counters0, "compactions");
     let folds = delta(&counters1, &counters0, "folds");
+    let (compaction_s, fold_s) = (
+        delta(&counters1, &counters0, "compaction_s"),
+        delta(&counters1, &counters0, "fold_s"),
+    );
     let report = json!({
         "accounts": o.accounts, "rate": o.live_rate, "seconds": o.live_seconds,
         "tables": snapshot["tables"],
@@ -308,13 +312,11 @@ pub fn run_live(o: &Opts, work: &Path) {
         },
         "compaction": {
             "count": compactions,
-            "mean_s": delta(&counters1, &counters0, "compaction_s") / compactions.max(1.0),
+            "mean_s": compaction_s / compactions.max(1.0),
             // Refreshes in memory, and folds into files among them.
-            "refresh_mean_s": (delta(&counters1, &counters0, "compaction_s")
-                - delta(&counters1, &counters0, "fold_s"))
-                / (compactions - folds).max(1.0),
+            "refresh_mean_s": (compaction_s - fold_s) / (compactions - folds).max(1.0),
             "folds": folds,
-            "fold_mean_s": delta(&counters1, &counters0, "fold_s") / folds.max(1.0),
+            "fold_mean_s": fold_s / folds.max(1.0),
             "rss_before_mib": rss_before >> 20, "peak_rss_mib": peak >> 20,
         },
         "reload": reload,

@@ -346,13 +346,12 @@ fn live_answers_follow_every_commit_and_match_a_fresh_export() {
     // Compactions refreshed the compacted values in memory (the entities
     // stay held over the base's files), but for those that had to fold.
     let samples = parse_metrics(&live.get("/metrics").text());
-    let count = |name| metric(&samples, name, &[]).unwrap_or(0.0);
     let compactions = metric(
         &samples,
         "followgraph_compactions_total",
         &[("result", "ok")],
     );
-    let folds = count("followgraph_compaction_folds_total");
+    let folds = metric(&samples, "followgraph_compaction_folds_total", &[]).unwrap_or(0.0);
     assert!(
         compactions.is_some_and(|c| c >= 20.0 && folds < c / 2.0),
         "{compactions:?} compactions, {folds} folds:\n{}",
@@ -364,8 +363,9 @@ fn live_answers_follow_every_commit_and_match_a_fresh_export() {
 #[test]
 fn compactions_while_events_arrive_lose_nothing() {
     // Compactions every second run beside the polls, each folding the
-    // entities into files; each takes over what later polls held. Once the last one lands, every answer,
-    // compacted values included, is a fresh export's.
+    // entities into files; each takes over what later polls held. Once
+    // the last one lands, every answer, compacted values included, is a
+    // fresh export's.
     let pg = Postgres::start();
     let (mut ix, root) = seeded_export(&pg);
     let url = read_only_url(&pg);
